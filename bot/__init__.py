@@ -1,0 +1,1 @@
+"""tracedrill: drills engineering teams in reading GPU performance traces."""

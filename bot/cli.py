@@ -1,0 +1,78 @@
+"""The `tracedrill` command. Heavy modules are imported inside commands so `--help` stays fast."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from .scenarios.ids import DIFFICULTIES, MAX_SEED, SIGNATURE_IDS
+
+signature_option = click.option(
+    "--signature", "signature", type=click.Choice(SIGNATURE_IDS), required=True, help="Signature id."
+)
+seed_option = click.option("--seed", type=click.IntRange(0, MAX_SEED), required=True, help="Scenario seed.")
+difficulty_option = click.option(
+    "--difficulty", type=click.Choice(DIFFICULTIES), default="medium", show_default=True
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="tracedrill")
+def main() -> None:
+    """Drill GPU performance-trace reading: synthetic traces, a grader, and chat bots."""
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def scenarios(as_json: bool) -> None:
+    """List the ten signatures with a one-line description."""
+    from .scenarios.registry import all_signatures
+
+    rows = [{"id": s.id, "title": s.title, "summary": s.summary, "twin": s.twin} for s in all_signatures()]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    width = max(len(str(r["id"])) for r in rows)
+    for r in rows:
+        click.echo(f"{r['id']:<{width}}  {r['summary']}")
+
+
+@main.command()
+@signature_option
+@seed_option
+@difficulty_option
+def show(signature: str, seed: int, difficulty: str) -> None:
+    """Print a scenario's context and its full reveal."""
+    from .scenarios.registry import generate
+
+    scenario = generate(signature, seed, difficulty)
+    click.echo(scenario.context.title)
+    for line in scenario.context.lines():
+        click.echo(f"  {line}")
+    click.echo("")
+    click.echo(scenario.reveal.as_text())
+
+
+@main.command()
+@signature_option
+@seed_option
+@difficulty_option
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True)
+def export(signature: str, seed: int, difficulty: str, out_dir: Path) -> None:
+    """Write rank-<r>.json Kineto traces and scenario.json to a folder."""
+    from .scenarios.export import export_scenario
+    from .scenarios.registry import generate
+
+    try:
+        written = export_scenario(generate(signature, seed, difficulty), out_dir)
+    except OSError as exc:
+        raise click.ClickException(f"cannot write to {out_dir}: {exc.strerror or exc}") from exc
+    for path in written:
+        click.echo(str(path))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

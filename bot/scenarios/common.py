@@ -1,0 +1,172 @@
+"""Shared pieces of the generators: seeding, workload draws, finishing a scenario, number formatting."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+import numpy as np
+
+from .counters import add_gpu_metrics
+from .ids import DIFFICULTIES  # noqa: F401  (re-exported for generators)
+from .model import Annotation, Context, Hardware, Rank, Reveal, Scenario, Trace
+
+T = TypeVar("T")
+
+
+def make_rng(signature: str, seed: int, difficulty: str) -> np.random.Generator:
+    """A generator fixed by (signature, seed, difficulty) alone: stable across runs and machines."""
+    salt = zlib.crc32(f"{signature}/{difficulty}".encode())
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([salt, seed & 0xFFFFFFFF, seed >> 32])))
+
+
+def pick(rng: np.random.Generator, options: Sequence[T]) -> T:
+    return options[int(rng.integers(len(options)))]
+
+
+def by_difficulty(difficulty: str, easy: tuple[float, float], medium: tuple[float, float],
+                  hard: tuple[float, float], rng: np.random.Generator) -> float:
+    lo, hi = {"easy": easy, "medium": medium, "hard": hard}[difficulty]
+    return float(rng.uniform(lo, hi))
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    name: str
+    params_b: float  # billions of parameters
+    blocks: int  # transformer blocks drawn in the trace (a coarse view of the real depth)
+    hidden: int = 4096
+
+
+DENSE_MODELS = (
+    Model("GPT-style 1.3B dense", 1.3, 8, 2048),
+    Model("Llama-style 3B dense", 3.2, 8, 3072),
+    Model("Llama-style 7B dense", 7.0, 10, 4096),
+    Model("Llama-style 8B dense", 8.0, 10, 4096),
+    Model("13B dense", 13.0, 12, 5120),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingSetup:
+    hw: Hardware
+    world: int
+    model: Model
+    seq_len: int
+    micro_batch: int
+    compute_us: float  # GPU compute time of one step with nothing wrong
+    kernel_efficiency: float  # fraction of peak the kernels deliver while busy
+
+    @property
+    def tokens_per_gpu(self) -> int:
+        return self.seq_len * self.micro_batch
+
+    @property
+    def flops_per_step(self) -> float:
+        return 6.0 * self.model.params_b * 1e9 * self.tokens_per_gpu
+
+    def mfu(self, step_us: float) -> float:
+        return self.flops_per_step / (step_us * 1e-6 * self.hw.bf16_tflops * 1e12)
+
+    @property
+    def grad_bytes(self) -> float:
+        return self.model.params_b * 1e9 * 2.0  # BF16 gradients
+
+
+def draw_training(
+    rng: np.random.Generator,
+    hws: tuple[Hardware, ...],
+    worlds: tuple[int, ...],
+    compute_ms: tuple[float, float],
+    models: tuple[Model, ...] = DENSE_MODELS,
+) -> TrainingSetup:
+    hw = pick(rng, hws)
+    model = pick(rng, models)
+    world = int(pick(rng, worlds))
+    eff = float(rng.uniform(0.45, 0.58))
+    target_us = float(rng.uniform(*compute_ms)) * 1000.0
+    tokens = target_us * 1e-6 * hw.bf16_tflops * 1e12 * eff / (6.0 * model.params_b * 1e9)
+    fitting = [s for s in (2048, 4096, 8192) if s <= tokens] or [1024]
+    seq = int(pick(rng, fitting))
+    micro_batch = max(1, round(tokens / seq))
+    compute_us = 6.0 * model.params_b * 1e9 * micro_batch * seq / (hw.bf16_tflops * 1e12 * eff) * 1e6
+    return TrainingSetup(hw, world, model, seq, micro_batch, compute_us, eff)
+
+
+def resized(setup: TrainingSetup, compute_us: float) -> TrainingSetup:
+    """The same job with the micro-batch changed so one step's compute is about `compute_us`."""
+    per_sample = setup.compute_us / setup.micro_batch
+    micro_batch = max(1, round(compute_us / per_sample))
+    return replace(setup, micro_batch=micro_batch, compute_us=per_sample * micro_batch)
+
+
+def ring_allreduce_us(nbytes: float, world: int, busbw_gbps: float) -> float:
+    """Time for a ring all-reduce: every GPU moves 2(N−1)/N of the message over its link."""
+    return 2.0 * (world - 1) / world * nbytes / (busbw_gbps * 1e9) * 1e6
+
+
+def finish(
+    signature: str,
+    seed: int,
+    difficulty: str,
+    hw: Hardware,
+    context: Context,
+    ranks: list[Rank],
+    kind: str,
+    steps: list[tuple[float, float]],
+    figures: dict[str, float],
+    reveal: Reveal,
+    annotations: list[Annotation],
+    first_step_number: int = 0,
+    zoom: tuple[float, float] | None = None,
+    metrics: bool = True,
+) -> Scenario:
+    trace = Trace(ranks, kind, steps, first_step_number)
+    if metrics:
+        span = (0.0, trace.end)
+        for r in ranks:
+            add_gpu_metrics(r, span)
+    rounded = {k: round(float(v), 4) for k, v in figures.items()}
+    return Scenario(signature, seed, difficulty, hw, context, trace, rounded, reveal, annotations, zoom)
+
+
+# -- formatting used by the reveals ---------------------------------------------------------------
+def ms(us: float) -> str:
+    """Microseconds as a reader would say them: '175 ms', '9.4 ms', '0.85 ms'."""
+    v = us / 1000.0
+    if v >= 100:
+        return f"{v:,.0f} ms"
+    if v >= 10:
+        return f"{v:.0f} ms"
+    if v >= 1:
+        return f"{v:.1f} ms"
+    return f"{v:.2f} ms"
+
+
+def us_(us: float) -> str:
+    return f"{us:.0f} µs" if us >= 10 else f"{us:.1f} µs"
+
+
+def pct(x: float) -> str:
+    """A fraction as a percentage: 0.283 → '28%'."""
+    return f"{100 * x:.0f}%"
+
+
+def gb(nbytes: float) -> str:
+    return f"{nbytes / 1e9:.1f} GB" if nbytes < 100e9 else f"{nbytes / 1e9:.0f} GB"
+
+
+def times(x: float) -> str:
+    return f"{x:.2f}×"
+
+
+def gpus(setup: TrainingSetup) -> str:
+    return f"{setup.world}×{setup.hw.name}"
+
+
+def plural(n: float, word: str, many: str | None = None) -> str:
+    """'1 hole', '3 holes' (n rounded to a whole number)."""
+    k = round(n)
+    return f"{k} {word if k == 1 else (many or word + 's')}"

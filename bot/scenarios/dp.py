@@ -1,0 +1,56 @@
+"""Running a data-parallel training scenario: ranks, the loop, and the per-rank breakdown."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .common import TrainingSetup
+from .figures import mean_breakdown
+from .model import Rank
+from .sim import RankSim
+from .training import DataLoaderSpec, LoopSpec, Op, run_loop
+
+N_STEPS = 5  # four steady steps for HTA (it drops the last) plus the one it drops
+
+
+@dataclass(slots=True)
+class DPRun:
+    ranks: list[Rank]
+    windows: list[list[tuple[float, float]]]  # per rank
+    breakdown: list[dict[str, float]]  # per rank, mean over steps
+    first_step_number: int
+
+    @property
+    def rank0(self) -> dict[str, float]:
+        return self.breakdown[0]
+
+
+def run_dp(
+    setup: TrainingSetup,
+    rng: np.random.Generator,
+    program: list[Op],
+    *,
+    simulated_ranks: int = 1,
+    dataloader: DataLoaderSpec | None = None,
+    slow_factor: dict[int, float] | None = None,
+    with_nccl: bool = True,
+    queue_depth: int = 96,
+) -> DPRun:
+    sims = [
+        RankSim(
+            r,
+            rng,
+            dataloader_workers=dataloader.workers if dataloader else 0,
+            with_nccl=with_nccl,
+            queue_depth=queue_depth,
+        )
+        for r in range(simulated_ranks)
+    ]
+    spec = LoopSpec(N_STEPS, program, dataloader, slow_factor or {},
+                    first_step_number=int(rng.integers(20, 400)))
+    windows = run_loop(sims, setup.hw, spec)
+    ranks = [s.rank_model() for s in sims]
+    breakdown = [mean_breakdown(r, w) for r, w in zip(ranks, windows, strict=True)]
+    return DPRun(ranks, windows, breakdown, spec.first_step_number)

@@ -1,0 +1,69 @@
+"""Interval arithmetic on (start, end) lists: union, clipping, overlap. The ground truth is built on it."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable
+
+Interval = tuple[float, float]
+
+
+def union(intervals: Iterable[Interval]) -> list[Interval]:
+    """Merge overlapping or touching intervals; the result is sorted and disjoint."""
+    merged: list[Interval] = []
+    for start, end in sorted(intervals):
+        if end <= start:
+            continue
+        if merged and start <= merged[-1][1]:
+            if end > merged[-1][1]:
+                merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def total(intervals: Iterable[Interval]) -> float:
+    return sum(end - start for start, end in intervals)
+
+
+def clip(intervals: list[Interval], lo: float, hi: float) -> list[Interval]:
+    """The parts of a sorted, disjoint interval list (as `union` returns) inside [lo, hi)."""
+    first = bisect_right(intervals, (lo, float("inf"))) - 1
+    out = []
+    for start, end in intervals[max(first, 0) :]:
+        if start >= hi:
+            break
+        s, e = max(start, lo), min(end, hi)
+        if e > s:
+            out.append((s, e))
+    return out
+
+
+def intersect(a: list[Interval], b: list[Interval]) -> list[Interval]:
+    """Intersection of two disjoint sorted interval lists."""
+    out: list[Interval] = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        s, e = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if e > s:
+            out.append((s, e))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def gaps(intervals: list[Interval], lo: float, hi: float) -> list[Interval]:
+    """The parts of [lo, hi) that a disjoint sorted interval list does not cover."""
+    out: list[Interval] = []
+    cursor = lo
+    for start, end in intervals:
+        if start > cursor:
+            out.append((cursor, min(start, hi)))
+        cursor = max(cursor, end)
+        if cursor >= hi:
+            break
+    if cursor < hi:
+        out.append((cursor, hi))
+    return [(s, e) for s, e in out if e > s]

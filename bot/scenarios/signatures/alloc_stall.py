@@ -1,0 +1,87 @@
+"""Steady-state cudaMalloc/cudaFree: caching-allocator misses synchronise the device and stall the GPU."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..common import finish, ms, plural
+from ..figures import hta_view
+from ..model import Annotation, Context, Reveal, Scenario
+from ..sim import COMPUTE, CUDA_API
+from ..stalls import run_stall, stall_complaint
+
+ID = "alloc_stall"
+TITLE = "Memory-allocation stalls"
+SUMMARY = "cudaMalloc/cudaFree in steady state: allocator misses, fragmentation or empty_cache() in the loop."
+TWIN = "sync_stall"
+
+
+def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
+    stall = run_stall(rng, difficulty, "alloc")
+    setup, run, f = stall.setup, stall.run, stall.figures
+    step, after = f["step_ms"] * 1000, f["step_after_ms"] * 1000
+    hta = hta_view(run.ranks[0], len(run.windows[0]) - 1, run.windows[0])
+    f |= {"hta_idle_pct": hta["idle_pct"], "hta_overlap_pct": hta["overlap_pct"]}
+    mallocs = sum(1 for c in stall.stall_calls if c.name == "cudaMalloc")
+    frees = sum(1 for c in stall.stall_calls if c.name == "cudaFree")
+    f |= {"mallocs_per_step": float(mallocs), "frees_per_step": float(frees)}
+    context = Context(
+        title=f"{setup.world}×{setup.hw.name} · {setup.model.name} · training",
+        hardware=f"{setup.world}×{setup.hw.name}",
+        model=f"{setup.model.name}, BF16, seq {setup.seq_len}, micro-batch {setup.micro_batch}",
+        parallelism="single GPU" if setup.world == 1 else f"DDP over {setup.world} GPUs (trace: rank 0)",
+        complaint=stall_complaint(rng, f["gpu_busy_pct"], step, after),
+    )
+    free_text = f" and {frees} cudaFree (after empty_cache())" if frees else ""
+    reveal = Reveal(
+        headline="Allocation stalls — steady-state cudaMalloc/cudaFree: the caching allocator misses every step.",
+        read=(
+            ("Step boundary", f"A steady {ms(step)} step — past warm-up, so the allocator pool should be warm."),
+            ("Gaps", f"The GPU is idle {ms(f['gpu_idle_ms'] * 1000)} a step ({f['gpu_idle_pct']:.0f}%), in "
+                     f"{plural(f['stall_gaps_per_step'], 'hole')} of ~{ms(f['mean_gap_ms'] * 1000)}. Each follows a "
+                     f"cudaMalloc{'/cudaFree' if frees else ''} bar on the CUDA API row: {mallocs} cudaMalloc"
+                     f"{free_text} per step."),
+            ("Overlap", "cudaMalloc and cudaFree synchronise the device: the queue drains, then the GPU waits for "
+                        "the allocation and for the CPU to launch again."),
+            ("Top kernels", "Kernels themselves are normal; the loss is between them."),
+        ),
+        wrong_hypothesis=(
+            "“.item() syncs” — the twin. The bars are cudaMalloc/cudaFree under aten::empty_strided"
+            f"{' and torch.cuda.empty_cache' if frees else ''}, not cudaStreamSynchronize under aten::item. "
+            "Also rejected: “it's warm-up” — these recur in every steady-state step."
+        ),
+        measurement=(
+            "torch.cuda.memory_stats(): num_alloc_retries rising and reserved ≫ allocated (fragmentation); a "
+            f"memory snapshot shows the sawtooth; count cudaMalloc per step in the profiler ({mallocs} here)."
+        ),
+        fix=(
+            "Stabilise shapes (bucket or pad variable sequence lengths), "
+            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, remove empty_cache() from the loop, preallocate "
+            "buffers that are reused."
+        ),
+        arithmetic=(
+            f"{plural(f['stall_gaps_per_step'], 'stall')} × ~{ms(f['mean_gap_ms'] * 1000)} ≈ "
+            f"{ms(f['gpu_idle_ms'] * 1000)} idle per step.",
+            f"Before: {ms(step)}/step. After: ≈ {ms(after)}/step → {f['speedup']:.2f}× throughput.",
+        ),
+        spoken=(
+            f"Step is {ms(step)} with {f['gpu_idle_pct']:.0f}% of it idle, in "
+            f"{plural(f['stall_gaps_per_step'], 'hole')}. Each follows a cudaMalloc{' or cudaFree' if frees else ''} on the API row — in steady "
+            "state, where the caching allocator should serve everything from its pool. cudaMalloc synchronises "
+            "the device, so every miss drains the pipeline. I'd confirm with memory_stats — alloc retries and "
+            "reserved versus allocated — then stabilise shapes, turn on expandable segments and drop "
+            f"empty_cache from the loop: about {ms(after)} a step, {f['speedup']:.2f}×."
+        ),
+        tell=(
+            "Its twin, the sync stall, also shows an API bar followed by a GPU gap; the tell is which API: here "
+            "cudaMalloc / cudaFree under an allocation, not cudaStreamSynchronize under aten::item."
+        ),
+    )
+    first = stall.stall_calls[0]
+    gap = next((g for g in stall.gaps if g[0] >= first.start - 1.0), stall.gaps[0])
+    annotations = [
+        Annotation(0, CUDA_API, first.start, first.end, f"{first.name} in steady state ×{len(stall.stall_calls)}/step"),
+        Annotation(0, COMPUTE, gap[0], gap[1], f"GPU idle {ms(gap[1] - gap[0])}: device synchronised"),
+    ]
+    return finish(ID, seed, difficulty, setup.hw, context, run.ranks, "training", run.windows[0], f,
+                  reveal, annotations, run.first_step_number)

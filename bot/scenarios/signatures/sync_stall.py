@@ -1,0 +1,83 @@
+"""Host–device synchronisation in the hot loop: each sync drains the queue and the GPU waits for Python."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..common import finish, ms, plural
+from ..figures import hta_view
+from ..model import Annotation, Context, Reveal, Scenario
+from ..sim import COMPUTE, CUDA_API
+from ..stalls import run_stall, stall_complaint
+
+ID = "sync_stall"
+TITLE = "Synchronization stalls"
+SUMMARY = "cudaStreamSynchronize from .item()/.cpu()/print(loss) drains the launch queue; the GPU waits."
+TWIN = "alloc_stall"
+
+
+def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
+    stall = run_stall(rng, difficulty, "sync")
+    setup, run, f = stall.setup, stall.run, stall.figures
+    step, after = f["step_ms"] * 1000, f["step_after_ms"] * 1000
+    hta = hta_view(run.ranks[0], len(run.windows[0]) - 1, run.windows[0])
+    f |= {"hta_idle_pct": hta["idle_pct"], "hta_overlap_pct": hta["overlap_pct"]}
+    apis = sorted({c.name for c in stall.stall_calls})
+    n = f["stall_calls_per_step"]
+    context = Context(
+        title=f"{setup.world}×{setup.hw.name} · {setup.model.name} · training",
+        hardware=f"{setup.world}×{setup.hw.name}",
+        model=f"{setup.model.name}, BF16, seq {setup.seq_len}, micro-batch {setup.micro_batch}",
+        parallelism="single GPU" if setup.world == 1 else f"DDP over {setup.world} GPUs (trace: rank 0)",
+        complaint=stall_complaint(rng, f["gpu_busy_pct"], step, after),
+    )
+    reveal = Reveal(
+        headline="Sync stalls — host–device synchronisation in the hot loop drains the launch queue every step.",
+        read=(
+            ("Step boundary", f"A steady {ms(step)} step."),
+            ("Gaps", f"The GPU is idle {ms(f['gpu_idle_ms'] * 1000)} a step ({f['gpu_idle_pct']:.0f}%), in "
+                     f"{plural(f['stall_gaps_per_step'], 'hole')} of ~{ms(f['mean_gap_ms'] * 1000)}. Each hole follows a "
+                     f"{' / '.join(apis)} bar on the CUDA API row: the host waited for the GPU to drain, then spent "
+                     "time in Python before launching again."),
+            ("Overlap", "Before each sync the launch row was running ahead; after it, launches and kernels line "
+                        "up — the queue is empty and the GPU waits for the CPU."),
+            ("Top kernels", "Kernel mix and durations are normal; the loss is between kernels, not in them."),
+        ),
+        wrong_hypothesis=(
+            "“cudaMalloc / the caching allocator” — the twin. But the API bars are "
+            f"{' / '.join(apis)}, not cudaMalloc/cudaFree, and each sits under a Python op such as aten::item. "
+            "Also rejected: “a slow kernel” — the time is idle, not busy."
+        ),
+        measurement=(
+            f"Correlate each sync with the Python line above it (with_stack, or the aten::item op): {n:.0f} syncs "
+            "per step. torch.cuda.set_sync_debug_mode('warn') names every implicit sync."
+        ),
+        fix=(
+            "Take .item()/.cpu()/print(loss) out of the hot loop: log every N steps, keep metrics on the GPU and "
+            "read them asynchronously, non_blocking copies, no data-dependent branches on GPU values."
+        ),
+        arithmetic=(
+            f"{plural(f['stall_gaps_per_step'], 'hole')} × ~{ms(f['mean_gap_ms'] * 1000)} ≈ "
+            f"{ms(f['gpu_idle_ms'] * 1000)} idle per step.",
+            f"Before: {ms(step)}/step. After: ≈ {ms(after)}/step → {f['speedup']:.2f}× throughput.",
+        ),
+        spoken=(
+            f"Step is {ms(step)}, but the GPU is idle {f['gpu_idle_pct']:.0f}% of it, in "
+            f"{plural(f['stall_gaps_per_step'], 'hole')} per step. Every hole sits right after a {apis[0]} on the API row — the host waits for "
+            "the GPU to drain, runs some Python, and only then launches again, so the pipeline empties each "
+            "time. That's .item() or a print of the loss in the loop. I'd confirm with sync debug mode, then "
+            f"log every N steps and keep metrics on the GPU: about {ms(after)} a step, {f['speedup']:.2f}×."
+        ),
+        tell=(
+            "Its twin, the allocation stall, also shows an API bar followed by a GPU gap; the tell is which API: "
+            "here cudaStreamSynchronize / cudaDeviceSynchronize under aten::item, not cudaMalloc / cudaFree."
+        ),
+    )
+    first = stall.stall_calls[0]
+    gap = next((g for g in stall.gaps if g[0] >= first.start - 1.0), stall.gaps[0])
+    annotations = [
+        Annotation(0, CUDA_API, first.start, first.end, f"{first.name} ×{n:.0f}/step"),
+        Annotation(0, COMPUTE, gap[0], gap[1], f"GPU idle {ms(gap[1] - gap[0])} after the sync"),
+    ]
+    return finish(ID, seed, difficulty, setup.hw, context, run.ranks, "training", run.windows[0], f,
+                  reveal, annotations, run.first_step_number)

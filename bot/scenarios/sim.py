@@ -1,0 +1,235 @@
+"""A small discrete simulation of one rank: a Python thread launching work onto CUDA streams.
+
+The host cursor advances with every API call; a kernel starts once it has been launched, its stream is
+free and its dependencies are done. Host waits (synchronize, cudaMalloc, the dataloader) and a bounded
+launch queue fall out of the same rules, so the pathologies are produced by mechanism, not painted on.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from .model import Category, Event, Rank, Track, TrackKind
+
+COMPUTE_STREAM = 7
+MEMCPY_STREAM = 14
+NCCL_STREAM = 20
+
+MAIN_THREAD = "python (main)"
+CUDA_API = "CUDA API"
+NVTX = "NVTX"
+COMPUTE = f"Stream {COMPUTE_STREAM} (compute)"
+MEMCPY = f"Stream {MEMCPY_STREAM} (memcpy)"
+NCCL = f"Stream {NCCL_STREAM} (NCCL)"
+
+# Hardware metric levels (SM active, tensor active, DRAM bandwidth) while a kernel of a kind runs.
+METRICS: dict[str, tuple[float, float, float]] = {
+    "gemm": (0.93, 0.72, 0.30),
+    "attn": (0.90, 0.55, 0.35),
+    "elementwise": (0.55, 0.0, 0.78),
+    "norm": (0.60, 0.0, 0.70),
+    "optimizer": (0.70, 0.0, 0.85),
+    "nccl": (0.10, 0.0, 0.22),
+    "memcpy": (0.0, 0.0, 0.10),
+    "skinny_gemm": (0.88, 0.24, 0.88),
+    "tiny": (0.20, 0.03, 0.15),
+}
+
+
+@dataclass(slots=True)
+class PendingCollective:
+    """A collective launched on this rank whose end depends on every rank."""
+
+    name: str
+    ready: float  # earliest start on this rank
+    xfer_us: float  # time the wire needs once every rank has arrived
+    correlation: int
+    args: dict[str, object]
+
+
+class Uniform:
+    """Scalar uniforms drawn from a numpy Generator in blocks: scalar draws are the simulation's hot path."""
+
+    def __init__(self, rng: np.random.Generator, block: int = 4096) -> None:
+        self.rng = rng
+        self.block = block
+        self._buf = rng.random(block).tolist()
+        self._i = 0
+
+    def __call__(self, lo: float, hi: float) -> float:
+        if self._i == self.block:
+            self._buf = self.rng.random(self.block).tolist()
+            self._i = 0
+        x = self._buf[self._i]
+        self._i += 1
+        return lo + (hi - lo) * x
+
+
+class RankSim:
+    def __init__(
+        self,
+        rank: int,
+        rng: np.random.Generator,
+        *,
+        launch_us: tuple[float, float] = (4.0, 8.0),
+        queue_depth: int = 96,
+        dataloader_workers: int = 0,
+        with_memcpy: bool = True,
+        with_nccl: bool = False,
+    ) -> None:
+        self.rank = rank
+        self.rng = rng
+        self.u = Uniform(rng)
+        self.launch_us = launch_us
+        self.queue_depth = queue_depth
+        self.cpu = 0.0
+        self._correlation = rank * 1_000_000
+        self.main = Track(MAIN_THREAD, TrackKind.CPU_THREAD)
+        self.workers = [
+            Track(f"dataloader worker {i}", TrackKind.CPU_THREAD) for i in range(dataloader_workers)
+        ]
+        self.api = Track(CUDA_API, TrackKind.CUDA_API)
+        self.nvtx = Track(NVTX, TrackKind.ANNOTATION)
+        self.streams: dict[int, Track] = {COMPUTE_STREAM: Track(COMPUTE, TrackKind.GPU_STREAM, stream=7)}
+        if with_memcpy:
+            self.streams[MEMCPY_STREAM] = Track(MEMCPY, TrackKind.GPU_STREAM, stream=MEMCPY_STREAM)
+        if with_nccl:
+            self.streams[NCCL_STREAM] = Track(NCCL, TrackKind.GPU_STREAM, stream=NCCL_STREAM)
+        self.free = {s: 0.0 for s in self.streams}
+        self._queued: deque[float] = deque()  # start times of recently launched compute kernels
+
+    # -- host side -------------------------------------------------------------------------------
+    def next_correlation(self) -> int:
+        self._correlation += 1
+        return self._correlation
+
+    def cpu_op(self, name: str, dur: float, category: Category = Category.CPU_OP) -> Event:
+        ev = Event(name, self.cpu, dur, category)
+        self.main.events.append(ev)
+        self.cpu += dur
+        return ev
+
+    def idle_host(self, dur: float) -> None:
+        """Python work between launches that is not worth a bar (dispatch, autograd bookkeeping)."""
+        self.cpu += dur
+
+    def annotate(self, name: str, start: float, end: float, category: Category = Category.RANGE) -> None:
+        self.nvtx.events.append(Event(name, start, end - start, category))
+
+    def _api(self, name: str, dur: float, category: Category, correlation: int = 0) -> Event:
+        ev = Event(name, self.cpu, dur, category, correlation)
+        self.api.events.append(ev)
+        self.cpu += dur
+        return ev
+
+    def gpu_drained_at(self) -> float:
+        return max(self.free.values())
+
+    # -- launches --------------------------------------------------------------------------------
+    def launch(
+        self,
+        name: str,
+        gpu_us: float,
+        kind: str = "gemm",
+        *,
+        stream: int = COMPUTE_STREAM,
+        after: float = 0.0,
+        api: str = "cudaLaunchKernel",
+        category: Category = Category.COMPUTE,
+        args: dict[str, object] | None = None,
+    ) -> Event:
+        """Launch one kernel (or copy); returns the GPU event."""
+        lo, hi = self.launch_us
+        cost = self.u(lo, hi)
+        queued = self._queued
+        if stream == COMPUTE_STREAM and len(queued) >= self.queue_depth:
+            # The launch queue is full: the call blocks until the oldest queued kernel starts.
+            oldest = queued.popleft()
+            cost = max(cost, oldest - self.cpu + cost)
+        self._correlation += 1
+        corr = self._correlation
+        self.api.events.append(Event(api, self.cpu, cost, Category.LAUNCH, corr))
+        self.cpu += cost
+        start = max(self.cpu + 1.5, self.free[stream] + self.u(0.8, 2.5), after)
+        ev = Event(name, start, gpu_us, category, corr, args, kind)
+        self.streams[stream].events.append(ev)
+        self.free[stream] = start + gpu_us
+        if stream == COMPUTE_STREAM:
+            queued.append(start)
+            if len(queued) > self.queue_depth:
+                queued.popleft()
+        return ev
+
+    def memcpy(self, name: str, gpu_us: float, nbytes: int, *, after: float = 0.0) -> Event:
+        return self.launch(
+            name,
+            gpu_us,
+            "memcpy",
+            stream=MEMCPY_STREAM,
+            after=after,
+            api="cudaMemcpyAsync",
+            category=Category.MEMCPY,
+            args={"bytes": nbytes},
+        )
+
+    def wait_stream(self, stream: int, until: float) -> None:
+        """cudaStreamWaitEvent: later work on `stream` starts no earlier than `until`."""
+        self.free[stream] = max(self.free[stream], until)
+
+    def synchronize(self, api: str = "cudaStreamSynchronize") -> Event:
+        """The host blocks until the GPU has drained everything queued so far."""
+        drained = self.gpu_drained_at()
+        dur = max(drained - self.cpu, 0.0) + (self.u(6.0, 14.0))
+        self._queued.clear()
+        return self._api(api, dur, Category.SYNC)
+
+    def malloc(self, alloc_us: float, api: str = "cudaMalloc") -> Event:
+        """cudaMalloc / cudaFree synchronise the device, then pay for the allocation itself."""
+        drained = self.gpu_drained_at()
+        dur = max(drained - self.cpu, 0.0) + alloc_us
+        self._queued.clear()
+        return self._api(api, dur, Category.MALLOC)
+
+    def collective(self, name: str, xfer_us: float, nbytes: int, *, after: float | None = None) -> PendingCollective:
+        """Launch a collective on the NCCL stream; it may start once the compute work before it is done."""
+        cost = (self.u(*self.launch_us))
+        corr = self.next_correlation()
+        call = self._api("cudaLaunchKernel", cost, Category.LAUNCH, corr)
+        dep = self.free[COMPUTE_STREAM] if after is None else after
+        ready = max(call.end + 1.5, dep)
+        return PendingCollective(name, ready, xfer_us, corr, {"bytes": nbytes})
+
+    def place_collective(self, pending: PendingCollective, start: float, end: float) -> Event:
+        ev = Event(pending.name, start, end - start, Category.NCCL, pending.correlation,
+                   dict(pending.args), "nccl")
+        self.streams[NCCL_STREAM].events.append(ev)
+        self.free[NCCL_STREAM] = end
+        return ev
+
+    def rank_model(self) -> Rank:
+        tracks = [self.main, *self.workers, self.api, self.nvtx, *self.streams.values()]
+        return Rank(self.rank, tracks)
+
+
+def resolve_collectives(sims: list[RankSim], pendings: list[list[PendingCollective]]) -> list[float]:
+    """Collectives are barriers: the k-th one ends at the same time on every rank.
+
+    `pendings[r]` is rank r's list, in issue order. Each rank's kernel starts when that rank arrives
+    (and its NCCL stream is free); the transfer begins once the last rank arrives. Returns the end times.
+    """
+    ends: list[float] = []
+    for k in range(len(pendings[0])):
+        starts = [max(p[k].ready, sim.free[NCCL_STREAM]) for sim, p in zip(sims, pendings, strict=True)]
+        end = max(starts) + pendings[0][k].xfer_us
+        for sim, p, start in zip(sims, pendings, starts, strict=True):
+            sim.place_collective(p[k], start, end)
+        ends.append(end)
+    return ends
+
+
+def jitter(u: Uniform, value: float, spread: float) -> float:
+    """`value` scaled by a factor in [1 - spread, 1 + spread]."""
+    return value * u(1.0 - spread, 1.0 + spread)

@@ -1,0 +1,104 @@
+"""Shared mechanism of the two API-bar-then-GPU-gap twins: sync_stall and alloc_stall.
+
+Both inject host calls that drain the GPU's queue; what differs is the API (cudaStreamSynchronize after
+`.item()` vs cudaMalloc/cudaFree after an allocator miss) and the reveal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .common import TrainingSetup, by_difficulty, draw_training, pick
+from .dp import DPRun, run_dp
+from .figures import api_calls_per_step, gpu_gaps
+from .hardware import TRAINING_GPUS
+from .model import Category, Event
+from .sim import CUDA_API
+from .training import Op, transformer_program
+
+
+@dataclass(slots=True)
+class StallRun:
+    setup: TrainingSetup
+    run: DPRun
+    figures: dict[str, float]
+    stall_calls: list[Event]  # the API bars in the first step, in order
+    gaps: list[tuple[float, float]]  # GPU idle stretches ≥ 0.3 ms in the first step
+
+
+def _insert_after_phase(program: list[Op], phase: str, ops: list[Op], offset: int = 0) -> None:
+    i = next(k for k, op in enumerate(program) if op.kind == "phase" and op.name == phase)
+    program[i + 1 + offset : i + 1 + offset] = ops
+
+
+def run_stall(rng: np.random.Generator, difficulty: str, kind: str) -> StallRun:
+    setup = draw_training(rng, TRAINING_GPUS, (1, 8), (120.0, 400.0))
+    program = transformer_program(setup.hw, rng, layers=setup.model.blocks, compute_us=setup.compute_us)
+    count = round(by_difficulty(difficulty, (3.5, 5.4), (2.5, 3.4), (1.0, 2.4), rng))
+    pause = by_difficulty(difficulty, (0.06, 0.1), (0.04, 0.06), (0.03, 0.05), rng) * setup.compute_us
+    n_kernels = sum(1 for op in program if op.kind == "kernel")
+    positions = sorted(int(x) for x in rng.choice(np.arange(5, n_kernels - 5), size=count, replace=False))
+    if kind == "sync":
+        stall_ops = [
+            [Op("sync", pick(rng, ("aten::item", "aten::item", "aten::_local_scalar_dense", "aten::nonzero")),
+                api=pick(rng, ("cudaStreamSynchronize", "cudaStreamSynchronize", "cudaDeviceSynchronize"))),
+             Op("cpu", pick(rng, ("log_metrics (python)", "print(loss)", "wandb.log", "if loss > best: ...")),
+                pause)]
+            for _ in range(count)
+        ]
+    else:
+        stall_ops = []
+        for _ in range(count):
+            ops = [Op("malloc", "aten::empty_strided", pause, api="cudaMalloc")]
+            if rng.uniform() < 0.5:
+                ops.insert(0, Op("malloc", "torch.cuda.empty_cache", pause * 0.4, api="cudaFree"))
+            stall_ops.append(ops)
+    # Insert at kernel positions, from the back so earlier indices stay valid.
+    kernel_index = [k for k, op in enumerate(program) if op.kind == "kernel"]
+    for pos, ops in sorted(zip(positions, stall_ops, strict=True), key=lambda x: -x[0]):
+        at = kernel_index[pos]
+        program[at:at] = ops
+    run = run_dp(setup, rng, program, with_nccl=False)
+    b = run.rank0
+    step = b["step_us"]
+    w = run.windows[0][1]
+    api = run.ranks[0].track(CUDA_API).events
+    category = Category.SYNC if kind == "sync" else Category.MALLOC
+    calls = [e for e in api if e.category is category and w[0] <= e.start < w[1]]
+    gaps = gpu_gaps(run.ranks[0], w, min_us=300.0)
+    stall_idle = sum(e - s for s, e in gaps)
+    per_call = api_calls_per_step(run.ranks[0], run.windows[0], category)
+    after = step - b["idle_us"] + 0.02 * b["idle_us"]
+    figures = {
+        "step_ms": step / 1000,
+        "compute_ms": b["compute_us"] / 1000,
+        "gpu_idle_ms": b["idle_us"] / 1000,
+        "gpu_idle_pct": 100 * b["idle_us"] / step,
+        "gpu_busy_pct": 100 * b["compute_us"] / step,
+        "stall_calls_per_step": per_call,
+        "stall_gaps_per_step": float(len(gaps)),
+        "mean_gap_ms": stall_idle / max(len(gaps), 1) / 1000,
+        "step_after_ms": after / 1000,
+        "speedup": step / after,
+        "mfu_pct": 100 * setup.mfu(step),
+        "mfu_after_pct": 100 * setup.mfu(after),
+    }
+    return StallRun(setup, run, figures, calls, gaps)
+
+
+def stall_complaint(rng: np.random.Generator, busy: float, step_us: float, after_us: float) -> str:
+    """One complaint pool for both twins."""
+    return str(
+        pick(
+            rng,
+            (
+                f"GPU utilisation hovers around {busy:.0f}% on a compute-heavy model; step {step_us / 1000:.0f} ms.",
+                f"Step time is {step_us / 1000:.0f} ms; last month's baseline of the same model ran "
+                f"~{after_us / 1000:.0f} ms. Only the training script changed.",
+                f"A refactor of the training loop cost {100 * (step_us / after_us - 1):.0f}% throughput "
+                f"({step_us / 1000:.0f} ms steps). Nobody touched the model.",
+            ),
+        )
+    )
