@@ -74,5 +74,38 @@ def export(signature: str, seed: int, difficulty: str, out_dir: Path) -> None:
         click.echo(str(path))
 
 
+@main.command()
+@signature_option
+@seed_option
+@difficulty_option
+@click.option("--reveal", is_flag=True, help="Draw the annotated reveal picture instead of the drill.")
+@click.option("--theme", type=click.Choice(("light", "dark")), default="light", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(("png", "text")), default="png", show_default=True)
+@click.option("--width", type=click.IntRange(50, 400), default=100, show_default=True,
+              help="Columns for --format text.")
+@click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), required=True)
+def render(signature: str, seed: int, difficulty: str, reveal: bool, theme: str, fmt: str, width: int,
+           out_file: Path) -> None:
+    """Draw a scenario as a PNG timeline (or a Unicode text timeline) into a file."""
+    from .scenarios.registry import generate
+
+    scenario = generate(signature, seed, difficulty)
+    try:
+        if fmt == "png":
+            from .render.png import render_png
+
+            out_file.write_bytes(render_png(scenario, theme_name=theme, reveal=reveal))
+        else:
+            from .render.text import render_text
+
+            text = render_text(scenario, width)
+            if reveal:
+                text += "\n\n" + scenario.reveal.as_text()
+            out_file.write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {out_file}: {exc.strerror or exc}") from exc
+    click.echo(str(out_file))
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -15,21 +15,10 @@ from bot.scenarios.ids import DIFFICULTIES, SIGNATURE_IDS
 from bot.scenarios.model import Category, Scenario, TrackKind
 from bot.scenarios.registry import generate
 
+from .giveaways import words_for
+
 EPS = 1e-6
 
-# Words that would give the answer away if they appeared in what a person is told.
-GIVEAWAYS = {
-    "unoverlapped_allreduce": ("unoverlap", "serialis", "serializ", "bucket"),
-    "input_starvation": ("starv", "dataloader is slow", "input pipeline"),
-    "launch_bound": ("launch-bound", "launch bound", "picket", "cuda graph"),
-    "memory_bound_kernel": ("memory-bound", "memory bound", "bandwidth-bound", "roofline ridge"),
-    "straggler": ("straggl", "throttl", "slow rank", "reprovision"),
-    "pipeline_bubbles": ("bubble",),
-    "sync_stall": ("synchroni", ".item()", "sync stall"),
-    "alloc_stall": ("cudamalloc", "allocator", "fragment", "empty_cache"),
-    "healthy": ("healthy", "nothing wrong"),
-    "prefill_blocks_decode": ("head-of-line", "blocks decode", "chunked"),
-}
 
 
 def check_scenario(s: Scenario) -> None:
@@ -60,7 +49,7 @@ def check_scenario(s: Scenario) -> None:
             assert total == pytest.approx(parts["step_us"], rel=1e-9, abs=1e-6)
     _check_collectives(s)
     told = " ".join([s.context.title, *s.context.lines()]).lower()
-    for word in GIVEAWAYS[s.signature] + (s.signature, s.signature.replace("_", " ")):
+    for word in words_for(s.signature):
         assert word not in told, f"context gives away {s.signature}: {word!r}"
     assert all(math.isfinite(v) for v in s.figures.values())
 

@@ -153,7 +153,8 @@ class _DataLoaderState:
 def _produce_until(sim: RankSim, state: _DataLoaderState, batch: int) -> float:
     """Run the workers forward until `batch` exists; returns when it is ready."""
     spec = state.spec
-    while state.produced <= batch:
+    # Workers keep decoding ahead of the consumer (up to the prefetch window), so produce past `batch`.
+    while state.produced <= batch + spec.workers - 1:
         b = state.produced
         w = b % spec.workers
         dur = jitter(sim.u, spec.decode_us, 0.04)

@@ -81,7 +81,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     gap = next((g for g in stall.gaps if g[0] >= first.start - 1.0), stall.gaps[0])
     annotations = [
         Annotation(0, CUDA_API, first.start, first.end, f"{first.name} in steady state ×{len(stall.stall_calls)}/step"),
-        Annotation(0, COMPUTE, gap[0], gap[1], f"GPU idle {ms(gap[1] - gap[0])}: device synchronised"),
+        Annotation(0, COMPUTE, gap[0], gap[1], f"GPU idle ~{ms(f['mean_gap_ms'] * 1000)} after each allocation · "
+                   f"{f['gpu_idle_pct']:.0f}% of the step"),
     ]
     return finish(ID, seed, difficulty, setup.hw, context, run.ranks, "training", run.windows[0], f,
                   reveal, annotations, run.first_step_number)

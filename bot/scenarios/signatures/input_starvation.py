@@ -29,8 +29,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     model, gflop = pick(rng, VISION)
     world = int(pick(rng, (4, 8)))
     eff = float(rng.uniform(0.4, 0.55))
-    busy_target = float(rng.uniform(150e3, 400e3))
-    batch = max(32, 32 * round(busy_target * 1e-6 * hw.bf16_tflops * 1e12 * eff / (3 * gflop * 1e9) / 32))
+    batch = int(pick(rng, (128, 192, 256, 384, 512)))
     compute_us = 3 * gflop * 1e9 * batch / (hw.bf16_tflops * 1e12 * eff) * 1e6
     gap_share = by_difficulty(difficulty, (0.3, 0.42), (0.2, 0.3), (0.1, 0.18), rng)
     workers = int(pick(rng, (2, 3, 4, 6)))
@@ -132,11 +131,11 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         ),
         tell="The gap is at the start of the step, the main thread waits in __next__ and the worker rows are busy.",
     )
-    wait0 = next(e for e in waits if e.end >= w[0])
+    wait0 = next((e for e in waits if e.start >= w[0]), waits[-1])
     annotations = [
         Annotation(0, COMPUTE, gaps[0][0], gaps[0][1], f"GPU idle {ms(lead_gap)} at step start")
         if gaps else Annotation(0, COMPUTE, w[0], w[1], "busy"),
-        Annotation(0, MAIN_THREAD, wait0.start, wait0.end, f"waiting in DataLoader.__next__ {ms(wait0.dur)}"),
+        Annotation(0, MAIN_THREAD, wait0.start, wait0.end, f"waiting in DataLoader.__next__ ~{ms(wait_mean)} a step"),
     ]
     return finish(ID, seed, difficulty, hw, context, run.ranks, "training", run.windows[0], figures,
                   reveal, annotations, run.first_step_number)

@@ -9,7 +9,7 @@ from ..common import by_difficulty, finish, ms, pick, us_
 from ..figures import RankActivity, hta_view
 from ..hardware import A100, H100, L40S
 from ..kernels import gemms
-from ..model import Annotation, Category, Context, Reveal, Scenario
+from ..model import Annotation, Category, Context, Event, Reveal, Scenario
 from ..sim import COMPUTE, CUDA_API, RankSim
 
 ID = "launch_bound"
@@ -66,6 +66,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
                         sim.idle_host(sim.u(0.7, 1.3) * python_us)
         sim.launch(gemm_a, busy_us * 0.05, "elementwise")  # LM head
         sim.idle_host(python_us)
+        sim.main.events.append(Event("model.forward (eager dispatch, per-op Python)", cpu_start,
+                                     sim.cpu - cpu_start, Category.CPU_OP))
         sim.annotate(f"ProfilerStep#{first + token}", cpu_start, sim.cpu, Category.STEP)
         end = sim.gpu_drained_at()
         windows.append((previous_end if token else cpu_start, end))
@@ -110,7 +112,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         details=("One ProfilerStep = one generated token.",),
     )
     reveal = Reveal(
-        headline="Launch-bound — thousands of tiny kernels per token; the GPU waits for the CPU to launch each.",
+        headline=f"Launch-bound — {n_kernels:,.0f} tiny kernels per token; the GPU waits for the CPU to launch each.",
         read=(
             ("Step boundary", f"One decode step = one token = {ms(token_us)}. No single gap, no long kernel: a "
                               "picket fence."),

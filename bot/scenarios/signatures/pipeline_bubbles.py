@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import kernels as K
 from ..common import by_difficulty, finish, ms, pct, pick
-from ..figures import RankActivity, hta_view
+from ..figures import RankActivity, compute_stream_gaps, hta_view
 from ..hardware import TRAINING_GPUS
 from ..model import Annotation, Category, Context, Event, Rank, Reveal, Scenario
 from ..pipeline import ideal_bubble_fraction, schedule
@@ -136,10 +136,12 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         tell="Idle wedges shaped like the 1F1B diagram, per stage, at fill and drain.",
     )
     w = windows[1]
-    first_busy = min(e.start for e in ranks[0].track(COMPUTE).events if e.start >= w[0])
+    fill = max(compute_stream_gaps(ranks[0], w), key=lambda g: g[1] - g[0])
+    drain = max(compute_stream_gaps(ranks[-1], w), key=lambda g: g[1] - g[0])
     annotations = [
-        Annotation(0, COMPUTE, w[0], first_busy, f"stage 0 idle {pct(bubble[0])} of the step"),
-        Annotation(stages - 1, COMPUTE, w[0], w[1], f"bubble {pct(measured)} vs ideal {pct(ideal)}"),
+        Annotation(0, COMPUTE, *fill, f"stage 0 waits {ms(fill[1] - fill[0])} for the first gradients "
+                                      f"(bubble {pct(bubble[0])} of the step)"),
+        Annotation(stages - 1, COMPUTE, *drain, f"bubble {pct(measured)} vs ideal (p−1)/(m+p−1) = {pct(ideal)}"),
     ]
     return finish(ID, seed, difficulty, hw, context, ranks, "training", windows, figures, reveal,
                   annotations, first)

@@ -10,6 +10,7 @@ from ..comm import comm_complaint, comm_share_plan, draw_comm_setup
 from ..common import by_difficulty, finish, gb, gpus, ms
 from ..dp import run_dp
 from ..figures import hta_view
+from ..intervals import union
 from ..model import Annotation, Category, Context, Reveal, Scenario
 from ..sim import COMPUTE, NCCL
 from ..training import transformer_program
@@ -38,6 +39,9 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     wait = per_rank[culprit] - healthy_compute
     w = run.windows[0][1]
     last = max((e for e in run.ranks[0].track(NCCL).events if w[0] <= e.start < w[1]), key=lambda e: e.end)
+    # The NCCL stream on a waiting rank is busy from the first late bucket to the last: one long bar.
+    busy_run = next(iv for iv in union((e.start, e.end) for e in run.ranks[0].track(NCCL).events)
+                    if iv[0] <= last.start < iv[1])
     bucket_bytes = setup.grad_bytes / buckets
     implied = 2.0 * (setup.world - 1) / setup.world * bucket_bytes / (last.dur * 1e-6) / 1e9
     wire_last = xfer / buckets
@@ -54,6 +58,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "slowdown": per_rank[culprit] / healthy_compute,
         "wait_ms": wait / 1000,
         "long_collective_ms": last.dur / 1000,
+        "nccl_busy_ms": (busy_run[1] - busy_run[0]) / 1000,
         "collective_wire_ms": wire_last / 1000,
         "bucket_gb": bucket_bytes / 1e9,
         "implied_busbw_gbps": implied,
@@ -85,7 +90,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         read=(
             ("Step boundary", f"A {ms(step)} step, the same period on every rank (collectives are barriers)."),
             ("Gaps", f"On rank 0 the compute stream sits idle for {ms(b0['comm_exposed_us'])} after backward "
-                     f"while its last all-reduce runs {ms(last.dur)}."),
+                     f"while the NCCL stream stays busy for {ms(busy_run[1] - busy_run[0])} — all-reduces that "
+                     f"started and then waited; the last one alone runs {ms(last.dur)}."),
             ("Overlap", f"The all-reduces are bucketed ({b0['collectives']:.0f} per step) and fire during "
                         "backward — overlap is set up right. But the last one cannot finish until every rank "
                         "arrives."),
@@ -135,7 +141,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     cw = run.windows[culprit][1]
     comp = [e for e in culprit_rank.track(COMPUTE).events if cw[0] <= e.start < cw[1] and e.category is Category.COMPUTE]
     annotations = [
-        Annotation(0, NCCL, last.start, last.end, f"{ms(last.dur)} collective: waiting for rank {culprit}"),
+        Annotation(0, NCCL, busy_run[0], busy_run[1],
+                   f"rank 0 NCCL busy {ms(busy_run[1] - busy_run[0])}: waiting for rank {culprit}"),
         Annotation(culprit, COMPUTE, comp[0].start, comp[-1].end,
                    f"rank {culprit}: {ms(per_rank[culprit])} compute vs {ms(healthy_compute)}"),
     ]

@@ -126,7 +126,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     ar = next(e for e in run.ranks[0].track(NCCL).events if w[0] <= e.start < w[1] and e.category is Category.NCCL)
     annotations = [
         Annotation(0, NCCL, ar.start, ar.end, f"{ms(exposed)} exposed all-reduce = {pct(exposed / step)} of step"),
-        Annotation(0, COMPUTE, ar.start, ar.end, "compute idle: waiting on the all-reduce"),
+        Annotation(0, COMPUTE, ar.start, ar.end,
+                   f"compute idle {ms(exposed)}: {b['collectives']:.0f} all-reduce per step, after backward"),
     ]
     return finish(ID, seed, difficulty, setup.hw, context, run.ranks, "training", run.windows[0],
                   figures, reveal, annotations, run.first_step_number)

@@ -1,0 +1,132 @@
+"""A Unicode block rendering of the same rows, for terminals and as alt text."""
+
+from __future__ import annotations
+
+import textwrap
+
+from ..scenarios.model import Category, Scenario, TrackKind
+from .names import short_name
+from .rows import Row, layout
+
+LABEL = 20
+SPARK = "▁▂▃▄▅▆▇█"
+FULL = {
+    Category.COMPUTE: "█",
+    Category.NCCL: "▓",
+    Category.MEMCPY: "▒",
+    Category.LAUNCH: "▐",
+    Category.SYNC: "─",
+    Category.MALLOC: "═",
+    Category.CPU_OP: "▬",
+    Category.DATALOADER: "▒",
+    Category.RANGE: "=",
+    Category.STEP: "-",
+    Category.MARKER: "▼",
+}
+LEGEND = "█ compute  ▓ NCCL  ▒ copy/data  ▐ launch  ─ sync  ═ malloc  ▬ CPU op  ▌ partly busy  (blank) idle"
+
+
+def render_text(scenario: Scenario, width: int = 100, *, header: bool = True) -> str:
+    """The timeline in `width` columns (at least 50)."""
+    width = max(50, width)
+    lay = layout(scenario)
+    cols = width - LABEL - 2
+    lo, hi = lay.window
+    cell = (hi - lo) / cols
+    lines: list[str] = []
+    if header:
+        c = scenario.context
+        lines.append(c.title)
+        for line in c.lines():
+            lines.extend(textwrap.wrap(line, width, subsequent_indent="  "))
+        lines.append("")
+    group = None
+    for row in lay.rows:
+        if row.group != group:
+            group = row.group
+            lines.append(f"{group}")
+        label = row.label if len(row.label) <= LABEL - 1 else row.label[: LABEL - 2] + "…"
+        lines.append(f"{label:>{LABEL - 1}} │{_cells(row, lo, cell, cols)}│")
+    lines.append(" " * LABEL + _axis(lo, hi, cols))
+    lines.append(" " * LABEL + "time (ms)")
+    lines.extend(textwrap.wrap(LEGEND, width))
+    return "\n".join(lines)
+
+
+def _cells(row: Row, lo: float, cell: float, cols: int) -> str:
+    if row.kind is TrackKind.COUNTER:
+        return _spark(row, lo, cell, cols)
+    cover = [0.0] * cols
+    dominant: list[dict[Category, float]] = [{} for _ in range(cols)]
+    for e in row.events:
+        if e.dur <= 0:
+            i = int((e.start - lo) / cell)
+            if 0 <= i < cols:
+                dominant[i][e.category] = dominant[i].get(e.category, 0.0) + 1e9
+                cover[i] = 1.0
+            continue
+        a = max(0, int((e.start - lo) / cell))
+        b = min(cols - 1, int((e.end - lo) / cell))
+        for i in range(a, b + 1):
+            c0, c1 = lo + i * cell, lo + (i + 1) * cell
+            part = (min(e.end, c1) - max(e.start, c0)) / cell
+            if part > 0:
+                cover[i] += part
+                dominant[i][e.category] = dominant[i].get(e.category, 0.0) + part
+    out = []
+    for i in range(cols):
+        if cover[i] <= 0.0:
+            out.append(" ")
+            continue
+        category = max(dominant[i].items(), key=lambda kv: kv[1])[0]
+        glyph = FULL.get(category, "█")
+        if row.kind is TrackKind.GPU_STREAM and cover[i] < 0.6:
+            glyph = "▌" if cover[i] >= 0.15 else "▏"
+        out.append(glyph)
+    text = "".join(out)
+    if row.kind in (TrackKind.ANNOTATION, TrackKind.CPU_THREAD):
+        text = _inline_names(row, lo, cell, list(text))
+    return text
+
+
+def _inline_names(row: Row, lo: float, cell: float, chars: list[str]) -> str:
+    """Write a range's name inside it where it fits, the way the domain diagrams do."""
+    for e in row.events:
+        a = max(0, int((e.start - lo) / cell)) + 1
+        b = min(len(chars) - 1, int((e.end - lo) / cell)) - 1
+        name = short_name(e.name)
+        if b - a >= len(name) + 2:
+            mid = a + (b - a - len(name)) // 2
+            chars[mid : mid + len(name) + 2] = list(f" {name} ")
+    return "".join(chars)
+
+
+def _spark(row: Row, lo: float, cell: float, cols: int) -> str:
+    sums = [0.0] * cols
+    counts = [0] * cols
+    for t, v in zip(row.times, row.values, strict=True):
+        i = int((t - lo) / cell)
+        if 0 <= i < cols:
+            sums[i] += v
+            counts[i] += 1
+    scale = 100.0 if row.unit == "%" else max(row.values or [1.0]) or 1.0
+    out = []
+    for s, n in zip(sums, counts, strict=True):
+        if n == 0:
+            out.append(" ")
+            continue
+        level = min(len(SPARK) - 1, int(s / n / scale * (len(SPARK) - 1) + 0.5))
+        out.append(SPARK[level] if s > 0 else " ")
+    return "".join(out)
+
+
+def _axis(lo: float, hi: float, cols: int) -> str:
+    span_ms = (hi - lo) / 1000
+    ticks = 5
+    chars = [" "] * (cols + 2)
+    for k in range(ticks + 1):
+        pos = int(k * cols / ticks)
+        label = f"{k * span_ms / ticks:.{0 if span_ms >= 50 else 1}f}"
+        start = min(pos, cols + 2 - len(label))
+        chars[start : start + len(label)] = list(label)
+    return "".join(chars)

@@ -1,0 +1,144 @@
+"""Pictures: structure, sizes, no answer in the drill header, ground-truth numbers in the reveal."""
+
+from __future__ import annotations
+
+import io
+import re
+import threading
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from PIL import Image
+
+from bot.cli import main
+from bot.render.cache import RenderCache
+from bot.render.png import header_lines, render_png
+from bot.render.rows import layout
+from bot.render.text import render_text
+from bot.scenarios.model import TrackKind
+from bot.scenarios.registry import generate
+
+from .giveaways import words_for
+
+NUMBER = re.compile(r"\d[\d,]*\.?\d*")
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("reveal", [False, True])
+def test_every_signature_renders_a_phone_sized_png(signature_id: str, theme: str, reveal: bool) -> None:
+    for seed in (3, 17):
+        data = render_png(generate(signature_id, seed), theme_name=theme, reveal=reveal)
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        assert len(data) < 1_000_000
+        with Image.open(io.BytesIO(data)) as img:
+            assert img.size == (1600, 900)
+
+
+def test_drill_header_never_names_the_answer(signature_id: str) -> None:
+    for seed in range(5):
+        text = " ".join(header_lines(generate(signature_id, seed))).lower()
+        for word in words_for(signature_id):
+            assert word not in text, word
+
+
+def test_rows_are_grouped_like_nsight(signature_id: str) -> None:
+    s = generate(signature_id, 5)
+    rows = layout(s).rows
+    labels = [r.label for r in rows]
+    groups = [r.group for r in rows]
+    assert "CUDA API" in labels
+    assert any(label.startswith("Stream 7") for label in labels)
+    assert "SM Active %" in labels
+    assert "DRAM Bandwidth %" in labels
+    assert "Tensor Active %" in labels
+    assert groups.index("CUDA API") < groups.index("GPU") < groups.index("GPU metrics")
+    if s.trace.world_size > 1:
+        noun = "stage" if signature_id == "pipeline_bubbles" else "rank"
+        for r in range(s.trace.world_size):
+            assert f"{noun} {r} · compute" in labels
+    if signature_id == "prefill_blocks_decode":
+        assert "ITL (ms)" in labels
+        assert "requests" in labels
+    assert all(r.kind is not TrackKind.COUNTER or r.values for r in rows)
+
+
+def test_launch_bound_has_a_zoomed_inset() -> None:
+    s = generate("launch_bound", 2)
+    assert s.zoom is not None
+    assert 2000 <= s.zoom[1] - s.zoom[0] <= 4000
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(n.replace(",", "")) for n in NUMBER.findall(text)]
+
+
+def test_reveal_annotations_carry_this_scenarios_figures(signature_id: str) -> None:
+    for seed in (1, 8):
+        s = generate(signature_id, seed)
+        assert s.annotations
+        figures = list(s.figures.values())
+        for a in s.annotations:
+            nums = _numbers(a.label)
+            assert nums, a.label
+            matches = [n for n in nums for f in figures
+                       if abs(n - f) <= max(0.51, 0.02 * abs(f)) or abs(n - f / 1000) <= 0.51]
+            assert matches, f"{a.label!r} quotes no ground-truth figure"
+
+
+def test_text_timeline_fits_the_width(signature_id: str) -> None:
+    s = generate(signature_id, 4)
+    for width in (60, 100, 140):
+        text = render_text(s, width)
+        assert all(len(line) <= width for line in text.splitlines())
+        assert "CUDA API" in text
+        assert "time (ms)" in text
+    assert "█" in render_text(s) or "▌" in render_text(s)
+
+
+def test_cache_draws_each_picture_once() -> None:
+    cache = RenderCache()
+    s = generate("straggler", 4)
+    calls = []
+
+    def draw(scenario, theme, reveal):  # type: ignore[no-untyped-def]
+        calls.append((theme, reveal))
+        return render_png(scenario, theme_name=theme, reveal=reveal)
+
+    threads = [threading.Thread(target=cache.png, args=(s, "light", "drill", draw)) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert cache.renders == 1
+    assert len(calls) == 1
+    cache.png(s, "dark", "drill", draw)
+    cache.png(s, "dark", "reveal", draw)
+    cache.png(s, "light", "drill", draw)
+    assert cache.renders == 3
+
+
+def test_cache_on_disk_survives_a_new_process(tmp_path: Path) -> None:
+    s = generate("healthy", 4)
+    first = RenderCache(directory=tmp_path)
+    data = first.png(s)
+    second = RenderCache(directory=tmp_path)
+    assert second.png(s) == data
+    assert second.renders == 0
+
+
+def test_cli_render_png_and_text(tmp_path: Path) -> None:
+    runner = CliRunner()
+    png = tmp_path / "d.png"
+    result = runner.invoke(main, ["render", "--signature", "sync_stall", "--seed", "3", "--reveal",
+                                  "--theme", "dark", "--out", str(png)])
+    assert result.exit_code == 0, result.output
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    txt = tmp_path / "d.txt"
+    result = runner.invoke(main, ["render", "--signature", "sync_stall", "--seed", "3", "--format", "text",
+                                  "--out", str(txt)])
+    assert result.exit_code == 0, result.output
+    assert "CUDA API" in txt.read_text(encoding="utf-8")
+    bad = runner.invoke(main, ["render", "--signature", "sync_stall", "--seed", "3", "--theme", "neon",
+                               "--out", str(txt)])
+    assert bad.exit_code == 2
