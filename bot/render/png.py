@@ -157,7 +157,7 @@ def _draw_rows(ax, rows: list[Row], window: tuple[float, float], th: Theme,  # t
                 if t - s > span_ms * 0.045:
                     labels.append((t - s, (s + t) / 2, y, short_name(e.name)))
     if verts:
-        ax.add_collection(PolyCollection(list(np.concatenate(verts)), facecolors=colors, linewidths=0,
+        ax.add_collection(PolyCollection(np.concatenate(verts), facecolors=colors, linewidths=0,  # type: ignore[arg-type]
                                          antialiaseds=False))
     if markers_x:
         ax.scatter(markers_x, markers_y, marker="v", s=36, color=th.categories[Category.MARKER], zorder=3)
