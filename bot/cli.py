@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TextIO
 
 import click
 
@@ -105,6 +106,32 @@ def render(signature: str, seed: int, difficulty: str, reveal: bool, theme: str,
     except OSError as exc:
         raise click.ClickException(f"cannot write {out_file}: {exc.strerror or exc}") from exc
     click.echo(str(out_file))
+
+
+@main.command(name="grade")
+@click.option("--signature", "signature", type=click.Choice(SIGNATURE_IDS), help="The true signature.")
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), help="Grade against this scenario's own figures.")
+@difficulty_option
+@click.option("--batch", "batch", type=click.File("r", encoding="utf-8", errors="replace"),
+              help="JSON lines {signature, answer, seed?, difficulty?}; '-' for stdin.")
+@click.option("--human", is_flag=True, help="Print the feedback table instead of JSON.")
+@click.argument("answer", required=False)
+def grade_command(signature: str | None, seed: int | None, difficulty: str, batch: TextIO | None, human: bool,
+                  answer: str | None) -> None:
+    """Grade a free-text diagnosis (or a batch of them) and print JSON."""
+    from .grading.batch import grade_line, grade_one
+
+    if batch is not None:
+        for number, line in enumerate(batch, start=1):
+            if line.strip():
+                click.echo(json.dumps(grade_line(line, number), ensure_ascii=False))
+        return
+    if signature is None:
+        raise click.UsageError("give --signature ID and an answer, or --batch FILE")
+    if answer is None or answer == "-":
+        answer = sys.stdin.read()
+    result = grade_one(signature, answer, seed, difficulty)
+    click.echo(result.feedback() if human else json.dumps(result.as_dict(), ensure_ascii=False))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,212 @@
+"""Scoring a reply against the true signature: three parts, a numbers bonus, and the rules of fairness.
+
+Rules (../shared/domain/signatures.md): each part is earned independently; naming the twin (and not the
+signature) earns 0 with the twin's tell as feedback; a rejected hypothesis followed by a commitment earns the
+signature; hedging between signatures earns 0; three or more signatures, or a buzzword list, earns nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..scenarios.ids import SIGNATURE_IDS
+from ..scenarios.model import Scenario
+from .matcher import Match, Reply, compiled
+from .rubric import PART_WEIGHTS
+from .text import Quantity, quantities
+
+MAX_ANSWER_CHARS = 4000  # longer replies are graded on their first 4,000 characters, and told so
+NUMBER_BONUS = 0.05  # per stated figure within tolerance of this scenario's own, at most two
+CONSISTENT_ARITHMETIC_BONUS = 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class PartResult:
+    credit: float  # 0, 0.5 or 1
+    evidence: str | None  # the span of the reply that earned it
+    hint: str  # what would have earned it
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Grade:
+    signature_id: str
+    signature: PartResult
+    measurement: PartResult
+    fix: PartResult
+    score: float
+    named: str | None  # the signature the reply committed to, if any
+    bonus: float = 0.0
+    notes: tuple[str, ...] = field(default=())
+
+    def parts(self) -> list[tuple[str, PartResult]]:
+        return [("Signature", self.signature), ("Measurement", self.measurement), ("Fix", self.fix)]
+
+    def feedback(self) -> str:
+        """A short per-part table for a chat thread: ✓ / ~ / ✗, the quoted span, or the hint."""
+        from .feedback import render_feedback
+
+        return render_feedback(self)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "signature": self.signature.credit,
+            "measurement": self.measurement.credit,
+            "fix": self.fix.credit,
+            "score": self.score,
+            "named": self.named,
+            "feedback": self.feedback(),
+        }
+
+
+def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
+    """Grade a free-text diagnosis. Pure: no I/O, never raises on any reply."""
+    if isinstance(scenario_or_signature, Scenario):
+        signature, figures = scenario_or_signature.signature, scenario_or_signature.figures
+    else:
+        signature, figures = scenario_or_signature, {}
+    if signature not in SIGNATURE_IDS:
+        raise ValueError(f"unknown signature {signature!r}")
+    notes: list[str] = []
+    answer = text if isinstance(text, str) else ("" if text is None else str(text))
+    if len(answer) > MAX_ANSWER_CHARS:
+        answer = answer[:MAX_ANSWER_CHARS]
+        notes.append(f"Only the first {MAX_ANSWER_CHARS:,} characters were graded.")
+    rubrics = compiled()
+    target = rubrics[signature]
+    rubric = target.rubric
+    reply = Reply.parse(answer)
+
+    if not reply.clauses:
+        notes.append("Nothing to grade: the reply has no words.")
+        empty = (PartResult(0.0, None, rubric.signature.hint), PartResult(0.0, None, rubric.measurement.hint),
+                 PartResult(0.0, None, rubric.fix.hint))
+        return Grade(signature, *empty, 0.0, None, 0.0, tuple(notes))
+
+    strength: dict[str, float] = {}
+    first_match: dict[str, Match] = {}
+    for sig, comp in rubrics.items():
+        for m in reply.find(comp.signature, naming=True):
+            if m.positive and m.phrase.weight > strength.get(sig, 0.0):
+                strength[sig] = m.phrase.weight
+                first_match[sig] = m
+    strong = {s for s, w in strength.items() if w >= 1.0}
+    weak = {s for s, w in strength.items() if w < 1.0}
+    committed = strong or weak
+    fix_signatures = {s for s, comp in rubrics.items() if any(m.positive for m in reply.find(comp.fix))}
+
+    named_any = strong | weak
+    stuffing = (
+        len(strong) >= 3
+        or len(named_any) >= 4
+        or len(fix_signatures) >= 4
+        or (len(named_any) >= 2 and (len(fix_signatures) >= 3 or _list_like(answer)))
+    )
+    if stuffing:
+        notes.append("Reads as a list of several diagnoses; commit to one and say why.")
+        zero = (PartResult(0.0, None, rubric.signature.hint, "several signatures named"),
+                PartResult(0.0, None, rubric.measurement.hint), PartResult(0.0, None, rubric.fix.hint))
+        return Grade(signature, *zero, 0.0, None, 0.0, tuple(notes))
+
+    named: str | None = None
+    if len(committed) == 1:
+        named = next(iter(committed))
+    sig_part = _signature_part(signature, rubric.twin, rubric.tell, rubric.signature.hint, committed,
+                               first_match, reply.hedged)
+    meas_part = _plain_part(reply.find(target.measurement), rubric.measurement.hint)
+    fix_part = _fix_part(reply.find(target.fix), reply.find(target.wrong_fix), rubric.fix.hint)
+
+    earned = (PART_WEIGHTS["signature"] * sig_part.credit + PART_WEIGHTS["measurement"] * meas_part.credit
+              + PART_WEIGHTS["fix"] * fix_part.credit)
+    bonus = 0.0
+    if earned > 0:
+        bonus = _number_bonus(quantities(answer), figures, rubric.quantities, notes)
+    score = round(min(1.0, earned + bonus), 4)
+    return Grade(signature, sig_part, meas_part, fix_part, score, named, bonus, tuple(notes))
+
+
+_BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+", re.MULTILINE)
+
+
+def _list_like(answer: str) -> bool:
+    """A reply that is mostly bullet items or slash/comma lists of short words reads as buzzwords."""
+    lines = [ln for ln in answer.splitlines() if ln.strip()]
+    bullets = len(_BULLET.findall(answer))
+    if bullets >= 3 and bullets >= 0.6 * len(lines):
+        return True
+    items = re.split(r"[,/|]", answer)
+    return len(items) >= 5 and sum(len(i.split()) <= 3 for i in items) >= 0.7 * len(items)
+
+
+def _signature_part(signature: str, twin: str | None, tell: str, hint: str, committed: set[str],
+                    first_match: dict[str, Match], hedged: bool) -> PartResult:
+    if signature in committed:
+        quote = first_match[signature].quote()
+        if len(committed) > 1:
+            others = ", ".join(sorted(committed - {signature}))
+            if hedged:
+                return PartResult(0.0, quote, hint, f"hedged between this and {others} without committing")
+            return PartResult(0.5, quote, hint, f"also named {others}; commit to one")
+        if first_match[signature].hedged:
+            return PartResult(0.5, quote, hint, "hedged")
+        return PartResult(1.0, quote, hint)
+    if twin is not None and twin in committed:
+        return PartResult(0.0, first_match[twin].quote(), hint, f"that is the twin — {tell}")
+    if committed:
+        return PartResult(0.0, first_match[next(iter(sorted(committed)))].quote(), hint, "a different signature")
+    return PartResult(0.0, None, hint)
+
+
+def _plain_part(matches: list[Match], hint: str) -> PartResult:
+    positive = [m for m in matches if m.positive]
+    if not positive:
+        return PartResult(0.0, None, hint)
+    best = next((m for m in positive if not m.hedged), positive[0])
+    return PartResult(0.5 if best.hedged else 1.0, best.quote(), hint, "hedged" if best.hedged else "")
+
+
+def _fix_part(right: list[Match], wrong: list[Match], hint: str) -> PartResult:
+    part = _plain_part(right, hint)
+    wrong_positive = [m for m in wrong if m.positive]
+    if wrong_positive and part.credit > 0:
+        return PartResult(0.5, part.evidence, hint, f"also proposes “{wrong_positive[0].quote()}”, which "
+                                                     "belongs to another problem")
+    if wrong_positive:
+        return PartResult(0.0, wrong_positive[0].quote(), hint, "that fix belongs to another problem")
+    return part
+
+
+_UNIT_SCALE = {("ms", "ms"): 1.0, ("s", "ms"): 1000.0, ("us", "ms"): 0.001, ("us", "us"): 1.0,
+               ("ms", "us"): 1000.0, ("%", "%"): 1.0, ("gb/s", "gb/s"): 1.0, ("x", "x"): 1.0, ("", ""): 1.0}
+
+
+def _number_bonus(stated: list[Quantity], figures: dict[str, float], checks: list[Any], notes: list[str]) -> float:
+    bonus = 0.0
+    matched: set[str] = set()
+    for q in stated:  # each stated number counts once, for the figure it is closest to
+        best: tuple[float, str] | None = None
+        for check in checks:
+            truth = figures.get(check.figure)
+            scale = _UNIT_SCALE.get((q.unit, check.unit))
+            if truth is None or scale is None or truth == 0 or check.figure in matched:
+                continue
+            error = abs(q.value * scale - truth) / abs(truth)
+            if error <= check.tolerance and (best is None or error < best[0]):
+                best = (error, check.figure)
+        if best is not None:
+            matched.add(best[1])
+            notes.append(f"“{q.text.strip()}” matches this trace ({best[1].replace('_', ' ')}).")
+    bonus += NUMBER_BONUS * min(len(matched), 2)
+    if not matched and _consistent_arithmetic(stated):
+        bonus += CONSISTENT_ARITHMETIC_BONUS
+        notes.append("Your numbers are internally consistent.")
+    return bonus
+
+
+def _consistent_arithmetic(stated: list[Quantity]) -> bool:
+    """A part, a whole and the percentage between them that agree (e.g. 175 ms of 620 ms = 28%)."""
+    times = [q.value for q in stated if q.unit == "ms"]
+    percents = [q.value for q in stated if q.unit == "%"]
+    return any(abs(100.0 * a / b - p) <= 2.0 for a in times for b in times if b > a > 0 for p in percents)
