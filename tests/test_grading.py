@@ -19,7 +19,9 @@ def test_every_bundled_rubric_loads_and_is_complete() -> None:
     rubrics = load_rubrics()
     assert set(rubrics) == set(SIGNATURE_IDS)
     for sig, r in rubrics.items():
-        assert r.signature.phrases and r.measurement.phrases and r.fix.phrases
+        assert r.signature.phrases
+        assert r.measurement.phrases
+        assert r.fix.phrases
         if r.twin:
             assert rubrics[r.twin].twin == sig, "twins point at each other"
         figures = generate(sig, 1).figures
@@ -28,19 +30,35 @@ def test_every_bundled_rubric_loads_and_is_complete() -> None:
 
 def test_a_malformed_rubric_is_rejected() -> None:
     with pytest.raises(ValueError, match="unknown signature"):
-        parse_rubric('id = "nope"\ntitle = "x"\ntell = "a tell long enough"\n'
-                     '[signature]\nhint = "a hint long enough"\nphrases = ["a"]\n'
-                     '[measurement]\nhint = "a hint long enough"\nphrases = ["a"]\n'
-                     '[fix]\nhint = "a hint long enough"\nphrases = ["a"]\n')
-    with pytest.raises(ValueError):
+        parse_rubric(
+            'id = "nope"\ntitle = "x"\ntell = "a tell long enough"\n'
+            '[signature]\nhint = "a hint long enough"\nphrases = ["a"]\n'
+            '[measurement]\nhint = "a hint long enough"\nphrases = ["a"]\n'
+            '[fix]\nhint = "a hint long enough"\nphrases = ["a"]\n'
+        )
+    with pytest.raises(ValueError, match="validation error"):
         parse_rubric('id = "healthy"\ntitle = "x"\ntell = "a tell long enough"\n[signature]\nphrases = []\n')
 
 
 @pytest.mark.parametrize(
     "answer",
-    ["", "   \n\t ", "🔥🔥🔥", "\x00\x01\x02straggler\x7f", "<!channel> <@U123> straggler", "a" * 50_000,
-     "```\nimport torch\nloss.item()\n```", "日本語の回答です", "<script>alert(1)</script>", "straggler " * 5000,
-     "\u202e\u200breversed text", None, 12345, ["straggler"], {"answer": "straggler"}],
+    [
+        "",
+        "   \n\t ",
+        "🔥🔥🔥",
+        "\x00\x01\x02straggler\x7f",
+        "<!channel> <@U123> straggler",
+        "a" * 50_000,
+        "```\nimport torch\nloss.item()\n```",
+        "日本語の回答です",
+        "<script>alert(1)</script>",
+        "straggler " * 5000,
+        "\u202e\u200breversed text",
+        None,
+        12345,
+        ["straggler"],
+        {"answer": "straggler"},
+    ],
 )
 def test_bad_input_gets_a_grade_never_an_exception(answer: object) -> None:
     g = grade("straggler", answer)
@@ -63,8 +81,11 @@ def test_naming_the_twin_gets_its_tell_in_the_feedback() -> None:
 
 
 def test_rejecting_a_hypothesis_then_committing_earns_the_signature() -> None:
-    g = grade("straggler", "My first guess was NCCL being slow, but that's ruled out by the bandwidth math. "
-                           "It's a straggler rank: rank 3 computes longer.")
+    g = grade(
+        "straggler",
+        "My first guess was NCCL being slow, but that's ruled out by the bandwidth math. "
+        "It's a straggler rank: rank 3 computes longer.",
+    )
     assert g.signature.credit == 1.0
     assert g.named == "straggler"
 
@@ -90,7 +111,8 @@ def test_feedback_quotes_what_earned_the_credit() -> None:
     fb = g.feedback()
     assert "✓ Signature: “The GPU waits for data" in fb
     assert "✓ Fix: “Use more workers”" in fb
-    assert "✗ Measurement:" in fb and "synthetic" in fb  # the hint for the miss
+    assert "✗ Measurement:" in fb
+    assert "synthetic" in fb
 
 
 def test_stated_numbers_matching_this_scenario_earn_a_bonus() -> None:
@@ -132,8 +154,12 @@ def test_cli_grade_single_and_batch(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     out = [json.loads(x) for x in result.output.splitlines()]
     assert len(out) == len(lines)
-    assert out[0]["signature"] == 1.0 and out[0]["fix"] == 1.0 and out[0]["named"] == "sync_stall"
-    assert "error" in out[1] and "error" in out[2] and "error" in out[4]
+    assert out[0]["signature"] == 1.0
+    assert out[0]["fix"] == 1.0
+    assert out[0]["named"] == "sync_stall"
+    assert "error" in out[1]
+    assert "error" in out[2]
+    assert "error" in out[4]
     assert out[3]["signature"] == 1.0
     assert out[5]["score"] == 0.0
     for row in out:

@@ -58,7 +58,11 @@ MINIMAL_PAIRS = [
     ("straggler", "it's a straggler rank", "it's not a straggler rank"),
     ("straggler", "one rank is slow", "no rank is slow, every rank looks the same"),
     ("straggler", "straggler", "unoverlapped all-reduce"),
-    ("unoverlapped_allreduce", "the all-reduce is not overlapped with backward", "the all-reduce overlaps fine with backward, it's a straggler"),
+    (
+        "unoverlapped_allreduce",
+        "the all-reduce is not overlapped with backward",
+        "the all-reduce overlaps fine with backward, it's a straggler",
+    ),
     ("unoverlapped_allreduce", "exposed communication after backward", "one slow rank makes the others wait"),
     ("sync_stall", "cudaStreamSynchronize from .item() every step", "cudaMalloc every step from allocator misses"),
     ("alloc_stall", "cudaMalloc every step from allocator misses", "cudaStreamSynchronize from .item() every step"),

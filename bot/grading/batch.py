@@ -33,8 +33,9 @@ def grade_line(line: str, number: int) -> dict[str, Any]:
         return _error(number, None, f"line {number} must be a JSON object")
     signature = item.get("signature")
     if signature not in SIGNATURE_IDS:
-        return _error(number, signature if isinstance(signature, str) else None,
-                      f"line {number}: unknown signature {signature!r}")
+        return _error(
+            number, signature if isinstance(signature, str) else None, f"line {number}: unknown signature {signature!r}"
+        )
     seed = item.get("seed")
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED):
         return _error(number, signature, f"line {number}: seed must be an integer from 0 to {MAX_SEED}")
@@ -49,5 +50,13 @@ def grade_line(line: str, number: int) -> dict[str, Any]:
 
 
 def _error(number: int, signature: str | None, message: str) -> dict[str, Any]:
-    return {"signature": 0.0, "measurement": 0.0, "fix": 0.0, "score": 0.0, "named": None,
-            "feedback": message, "error": message, "line": number}
+    return {
+        "signature": 0.0,
+        "measurement": 0.0,
+        "fix": 0.0,
+        "score": 0.0,
+        "named": None,
+        "feedback": message,
+        "error": message,
+        "line": number,
+    }

@@ -29,7 +29,8 @@ _EXONERATED_AFTER = re.compile(
 )
 # A diagnosis named inside a fix ("remove the torch.cuda.synchronize() before the all-reduce") is not a claim.
 _FIX_CONTEXT_BEFORE = re.compile(
-    r"\b(?:remove|removing|drop|dropping|avoid|avoiding|get rid of|eliminate|delete|take out|stop calling|no more|fix|fixing|fixed)"
+    r"\b(?:remove|removing|drop|dropping|avoid|avoiding|get rid of|eliminate|delete|take out|stop calling|no more"
+    r"|fix|fixing|fixed)"
     r"\b[^.;]{0,30}$"
 )
 _NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|it)\b")
@@ -160,8 +161,9 @@ class Reply:
         return found
 
 
-def _locate(tokens: tuple[str, ...], positions: dict[str, list[int]], words: tuple[Token, ...]
-            ) -> tuple[int, int] | None:
+def _locate(
+    tokens: tuple[str, ...], positions: dict[str, list[int]], words: tuple[Token, ...]
+) -> tuple[int, int] | None:
     """Indices (first, last) of a window holding every token of the phrase, or None."""
     lists = []
     for t in tokens:

@@ -81,8 +81,11 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
 
     if not reply.clauses:
         notes.append("Nothing to grade: the reply has no words.")
-        empty = (PartResult(0.0, None, rubric.signature.hint), PartResult(0.0, None, rubric.measurement.hint),
-                 PartResult(0.0, None, rubric.fix.hint))
+        empty = (
+            PartResult(0.0, None, rubric.signature.hint),
+            PartResult(0.0, None, rubric.measurement.hint),
+            PartResult(0.0, None, rubric.fix.hint),
+        )
         return Grade(signature, *empty, 0.0, None, 0.0, tuple(notes))
 
     strength: dict[str, float] = {}
@@ -106,20 +109,27 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
     )
     if stuffing:
         notes.append("Reads as a list of several diagnoses; commit to one and say why.")
-        zero = (PartResult(0.0, None, rubric.signature.hint, "several signatures named"),
-                PartResult(0.0, None, rubric.measurement.hint), PartResult(0.0, None, rubric.fix.hint))
+        zero = (
+            PartResult(0.0, None, rubric.signature.hint, "several signatures named"),
+            PartResult(0.0, None, rubric.measurement.hint),
+            PartResult(0.0, None, rubric.fix.hint),
+        )
         return Grade(signature, *zero, 0.0, None, 0.0, tuple(notes))
 
     named: str | None = None
     if len(committed) == 1:
         named = next(iter(committed))
-    sig_part = _signature_part(signature, rubric.twin, rubric.tell, rubric.signature.hint, committed,
-                               first_match, reply.hedged)
+    sig_part = _signature_part(
+        signature, rubric.twin, rubric.tell, rubric.signature.hint, committed, first_match, reply.hedged
+    )
     meas_part = _plain_part(reply.find(target.measurement), rubric.measurement.hint)
     fix_part = _fix_part(reply.find(target.fix), reply.find(target.wrong_fix), rubric.fix.hint)
 
-    earned = (PART_WEIGHTS["signature"] * sig_part.credit + PART_WEIGHTS["measurement"] * meas_part.credit
-              + PART_WEIGHTS["fix"] * fix_part.credit)
+    earned = (
+        PART_WEIGHTS["signature"] * sig_part.credit
+        + PART_WEIGHTS["measurement"] * meas_part.credit
+        + PART_WEIGHTS["fix"] * fix_part.credit
+    )
     bonus = 0.0
     if earned > 0:
         bonus = _number_bonus(quantities(answer), figures, rubric.quantities, notes)
@@ -140,8 +150,15 @@ def _list_like(answer: str) -> bool:
     return len(items) >= 5 and sum(len(i.split()) <= 3 for i in items) >= 0.7 * len(items)
 
 
-def _signature_part(signature: str, twin: str | None, tell: str, hint: str, committed: set[str],
-                    first_match: dict[str, Match], hedged: bool) -> PartResult:
+def _signature_part(
+    signature: str,
+    twin: str | None,
+    tell: str,
+    hint: str,
+    committed: set[str],
+    first_match: dict[str, Match],
+    hedged: bool,
+) -> PartResult:
     if signature in committed:
         quote = first_match[signature].quote()
         if len(committed) > 1:
@@ -171,15 +188,25 @@ def _fix_part(right: list[Match], wrong: list[Match], hint: str) -> PartResult:
     part = _plain_part(right, hint)
     wrong_positive = [m for m in wrong if m.positive]
     if wrong_positive and part.credit > 0:
-        return PartResult(0.5, part.evidence, hint, f"also proposes “{wrong_positive[0].quote()}”, which "
-                                                     "belongs to another problem")
+        return PartResult(
+            0.5, part.evidence, hint, f"also proposes “{wrong_positive[0].quote()}”, which belongs to another problem"
+        )
     if wrong_positive:
         return PartResult(0.0, wrong_positive[0].quote(), hint, "that fix belongs to another problem")
     return part
 
 
-_UNIT_SCALE = {("ms", "ms"): 1.0, ("s", "ms"): 1000.0, ("us", "ms"): 0.001, ("us", "us"): 1.0,
-               ("ms", "us"): 1000.0, ("%", "%"): 1.0, ("gb/s", "gb/s"): 1.0, ("x", "x"): 1.0, ("", ""): 1.0}
+_UNIT_SCALE = {
+    ("ms", "ms"): 1.0,
+    ("s", "ms"): 1000.0,
+    ("us", "ms"): 0.001,
+    ("us", "us"): 1.0,
+    ("ms", "us"): 1000.0,
+    ("%", "%"): 1.0,
+    ("gb/s", "gb/s"): 1.0,
+    ("x", "x"): 1.0,
+    ("", ""): 1.0,
+}
 
 
 def _number_bonus(stated: list[Quantity], figures: dict[str, float], checks: list[Any], notes: list[str]) -> float:
