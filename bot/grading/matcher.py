@@ -61,6 +61,20 @@ class Match:
         return q if len(q) <= 160 else q[:157].rstrip() + "…"
 
 
+class PhraseSet(tuple[Phrase, ...]):
+    """Phrases indexed by their first word, so a reply is only checked against phrases that can match."""
+
+    by_first: dict[str, tuple[Phrase, ...]]
+
+    def __new__(cls, phrases: tuple[Phrase, ...]) -> PhraseSet:
+        obj = super().__new__(cls, phrases)
+        index: dict[str, list[Phrase]] = {}
+        for p in phrases:
+            index.setdefault(p.tokens[0], []).append(p)
+        obj.by_first = {k: tuple(v) for k, v in index.items()}
+        return obj
+
+
 def compile_phrases(phrases: list[str], weight: float) -> tuple[Phrase, ...]:
     out = []
     for p in phrases:
@@ -73,10 +87,10 @@ def compile_phrases(phrases: list[str], weight: float) -> tuple[Phrase, ...]:
 @dataclass(frozen=True, slots=True)
 class CompiledRubric:
     rubric: Rubric
-    signature: tuple[Phrase, ...]
-    measurement: tuple[Phrase, ...]
-    fix: tuple[Phrase, ...]
-    wrong_fix: tuple[Phrase, ...]
+    signature: PhraseSet
+    measurement: PhraseSet
+    fix: PhraseSet
+    wrong_fix: PhraseSet
 
 
 @lru_cache(maxsize=1)
@@ -85,10 +99,10 @@ def compiled() -> dict[str, CompiledRubric]:
     for sig, r in load_rubrics().items():
         out[sig] = CompiledRubric(
             r,
-            compile_phrases(r.signature.phrases, 1.0) + compile_phrases(r.signature.weak, 0.5),
-            compile_phrases(r.measurement.phrases, 1.0),
-            compile_phrases(r.fix.phrases, 1.0),
-            compile_phrases(r.fix.wrong, 1.0),
+            PhraseSet(compile_phrases(r.signature.phrases, 1.0) + compile_phrases(r.signature.weak, 0.5)),
+            PhraseSet(compile_phrases(r.measurement.phrases, 1.0)),
+            PhraseSet(compile_phrases(r.fix.phrases, 1.0)),
+            PhraseSet(compile_phrases(r.fix.wrong, 1.0)),
         )
     return out
 
@@ -141,11 +155,13 @@ class Reply:
         low = cleaned.lower()
         return cls(low, fixed, index, bool(_HEDGE.search(low)))
 
-    def find(self, phrases: tuple[Phrase, ...], *, naming: bool = False) -> list[Match]:
+    def find(self, phrases: PhraseSet, *, naming: bool = False) -> list[Match]:
         """Every phrase found, with its polarity. With `naming`, mentions inside a fix do not count."""
         found = []
+        by_first = phrases.by_first
         for clause, positions in zip(self.clauses, self.index, strict=True):
-            for phrase in phrases:
+            candidates = [p for word in positions for p in by_first.get(word, ())]
+            for phrase in candidates:
                 span = _locate(phrase.tokens, positions, clause.tokens)
                 if span is None:
                     continue
