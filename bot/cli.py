@@ -134,5 +134,13 @@ def grade_command(signature: str | None, seed: int | None, difficulty: str, batc
     click.echo(result.feedback() if human else json.dumps(result.as_dict(), ensure_ascii=False))
 
 
+def _register_operator_commands() -> None:
+    from .cli_ops import register
+
+    register(main)
+
+
+_register_operator_commands()
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -54,10 +54,15 @@ class Match:
     clause: Clause
     positive: bool
     hedged: bool
+    words: tuple[str, ...] = ()  # the reply's words that matched, as written
 
     def quote(self) -> str:
-        """The clause that earned it, as written, trimmed for a chat message."""
-        q = self.clause.quote.strip(" ,:-–—")
+        """The part of the clause that earned it, as written (the comma-separated piece holding the match)."""
+        pieces = [p.strip(" ,:-–—") for p in self.clause.quote.split(",")]
+        wanted = {w for w in self.words if len(w) > 2}
+        best = max(pieces, key=lambda p: sum(w in p.lower() for w in wanted)) if wanted else self.clause.quote
+        q = best if best and sum(w in best.lower() for w in wanted) == len(wanted) else self.clause.quote
+        q = q.strip(" ,:-–—")
         return q if len(q) <= 160 else q[:157].rstrip() + "…"
 
 
@@ -173,7 +178,8 @@ class Reply:
                     negated = True  # "not an overlap problem" rejects overlap, it does not claim its absence
                 if naming and _FIX_CONTEXT_BEFORE.search(before):
                     negated = True
-                found.append(Match(phrase, clause, not negated, bool(_HEDGE.search(clause.text))))
+                words = tuple(t.word for t in clause.tokens[i : j + 1] if t.stem in phrase.tokens)
+                found.append(Match(phrase, clause, not negated, bool(_HEDGE.search(clause.text)), words))
         return found
 
 

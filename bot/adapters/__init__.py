@@ -1,0 +1,1 @@
+"""Platform adapters: each translates its platform's events to core calls and implements ChatPort."""

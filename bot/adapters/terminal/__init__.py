@@ -1,0 +1,1 @@
+"""The terminal: a real local channel behind ChatPort (solo practice and the operator CLI)."""

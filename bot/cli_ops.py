@@ -1,0 +1,220 @@
+"""Operator commands: the database, drills in terminal channels, leaderboards, stats and study groups."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import asdict
+from typing import Any
+
+import click
+
+from .scenarios.ids import DIFFICULTIES, MAX_SEED, SIGNATURE_IDS
+
+database_option = click.option("--database-url", envvar="DATABASE_URL", default=None,
+                               help="SQLAlchemy URL (default: DATABASE_URL, then the embedded SQLite file).")
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+
+
+def _channel_name(value: str) -> str:
+    platform, _, name = value.partition(":")
+    if platform != "terminal" or not name or len(name) > 64:
+        raise click.BadParameter("use terminal:NAME (e.g. terminal:team), NAME at most 64 characters")
+    return name
+
+
+def _echo_for(as_json: bool):  # type: ignore[no-untyped-def]
+    return (lambda text: click.echo(text, err=True)) if as_json else click.echo
+
+
+def _out(data: Any, as_json: bool, human: str) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, default=str) if as_json else human)
+
+
+def _fail(exc: Exception) -> None:
+    raise click.ClickException(str(exc)) from exc
+
+
+@click.group()
+def db() -> None:
+    """Database maintenance."""
+
+
+@db.command("upgrade")
+@database_option
+def db_upgrade(database_url: str | None) -> None:
+    """Apply migrations up to the newest schema."""
+    from .store.db import Database
+    from .store.migrate import upgrade
+
+    upgrade(Database(database_url))
+    click.echo("database is at the newest schema")
+
+
+@click.group()
+def drill() -> None:
+    """Drills in local terminal channels."""
+
+
+@drill.command("start")
+@click.option("--channel", "channel", required=True, help="terminal:NAME")
+@click.option("--signature", type=click.Choice(SIGNATURE_IDS), default=None)
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=None)
+@click.option("--difficulty", type=click.Choice(DIFFICULTIES), default=None)
+@click.option("--duration", type=click.IntRange(10, 24 * 3600), default=None, help="Seconds to answer.")
+@database_option
+@json_option
+def drill_start(channel: str, signature: str | None, seed: int | None, difficulty: str | None,
+                duration: int | None, database_url: str | None, as_json: bool) -> None:
+    """Post a drill to a terminal channel (the answer is hidden until the reveal)."""
+    from .adapters.terminal.chat import channel_ref
+    from .drills.errors import DrillError
+    from .local import local_engine
+
+    name = _channel_name(channel)
+    engine, _ = local_engine(database_url, _echo_for(as_json))
+    try:
+        started = asyncio.run(engine.start(channel_ref(name), signature=signature, seed=seed,
+                                           difficulty=difficulty, duration_seconds=duration))
+    except DrillError as exc:
+        _fail(exc)
+    data = {"drill_id": started.id, "channel": f"terminal:{name}", "difficulty": started.difficulty,
+            "posted_at": started.posted_at.isoformat(), "deadline": started.deadline.isoformat(),
+            "image": started.message.message if started.message else None}
+    _out(data, as_json, f"Answer before {started.deadline.isoformat()} with: "
+                        f"tracedrill drill answer {started.id} --user NAME --text '…'")
+
+
+@drill.command("answer")
+@click.argument("drill_id", type=click.IntRange(1, 2**31 - 1))
+@click.option("--user", "user", required=True)
+@click.option("--text", "text", required=True)
+@database_option
+@json_option
+def drill_answer(drill_id: int, user: str, text: str, database_url: str | None, as_json: bool) -> None:
+    """Answer a drill; the last answer before the deadline counts."""
+    from .adapters.terminal.chat import user_ref
+    from .drills.errors import DrillError
+    from .local import local_engine
+
+    if not user.strip() or len(user) > 64:
+        raise click.BadParameter("give a user name of 1–64 characters", param_hint="--user")
+    engine, _ = local_engine(database_url, _echo_for(as_json))
+    try:
+        outcome = asyncio.run(engine.submit(drill_id, user_ref(user.strip()), text))
+    except DrillError as exc:
+        _fail(exc)
+    data: dict[str, Any] = {"drill_id": drill_id, "user": user.strip(), "status": outcome.status,
+                            "late": outcome.late, "points": outcome.points}
+    if outcome.late:  # graded privately, not scored
+        data |= {"score": outcome.grade.score, "feedback": outcome.grade.feedback()}
+    human = outcome.private_text() + (f"\n{outcome.grade.feedback()}" if outcome.late else "")
+    _out(data, as_json, human)
+
+
+@drill.command("reveal-due")
+@database_option
+@json_option
+def drill_reveal_due(database_url: str | None, as_json: bool) -> None:
+    """Reveal every drill whose deadline has passed (each exactly once)."""
+    from .local import local_engine
+
+    engine, chat = local_engine(database_url, _echo_for(as_json))
+    revealed = asyncio.run(engine.reveal_due())
+    if not as_json:
+        for user, text in chat.private:
+            click.echo(f"— to {user} —\n{text}")
+    _out({"revealed": revealed}, as_json, f"revealed {len(revealed)} drill(s)")
+
+
+@drill.command("list")
+@database_option
+@json_option
+def drill_list(database_url: str | None, as_json: bool) -> None:
+    """Drills in terminal channels, newest first (signatures only once revealed)."""
+    from .local import open_database
+    from .reports import list_terminal_drills
+
+    rows = list_terminal_drills(open_database(database_url))
+    human = "\n".join(f"#{r['drill_id']} {r['channel']} posted {r['posted_at']} answers {r['answers']} "
+                      f"{'revealed: ' + str(r['signature']) if r['revealed'] else 'open until ' + r['deadline']}"
+                      for r in rows) or "no drills yet"
+    _out(rows, as_json, human)
+
+
+@click.command()
+@click.option("--channel", "channel", default=None, help="terminal:NAME (default: all your terminal play)")
+@click.option("--period", type=click.Choice(("week", "month", "all")), default="week", show_default=True)
+@database_option
+@json_option
+def leaderboard(channel: str | None, period: str, database_url: str | None, as_json: bool) -> None:
+    """Points by user for a terminal channel (or the whole local workspace)."""
+    from .local import open_database
+    from .reports import terminal_leaderboard
+
+    name = _channel_name(channel) if channel else None
+    rows = terminal_leaderboard(open_database(database_url), name, period)
+    human = "\n".join(f"{r.rank:>2}. {r.user:<20} {r.points:>6} pts  {r.answers} answers  mean {r.mean_score:.2f}"
+                      for r in rows) or "no answers in this period"
+    _out([asdict(r) for r in rows], as_json, human)
+
+
+@click.command()
+@click.option("--user", "user", required=True)
+@database_option
+@json_option
+def stats(user: str, database_url: str | None, as_json: bool) -> None:
+    """A player's history: per-signature accuracy, streak, weakest signatures, confusion matrix."""
+    from .local import open_database
+    from .reports import format_stats, terminal_stats
+
+    st = terminal_stats(open_database(database_url), user)
+    if st is None:
+        _out({"user": user, "answers": 0}, as_json, f"No answers from {user} yet.")
+        return
+    data = asdict(st) | {"user": user, "weakest": st.weakest}
+    _out(data, as_json, format_stats(user, st))
+
+
+@click.group()
+def group() -> None:
+    """Study groups in the local workspace."""
+
+
+def _group_call(action: str, name: str | None, user: str, database_url: str | None, as_json: bool) -> None:
+    from .drills.errors import GroupError
+    from .local import open_database
+    from .reports import group_action
+
+    try:
+        result = group_action(open_database(database_url), action, name, user)
+    except GroupError as exc:
+        _fail(exc)
+    _out(result, as_json, json.dumps(result, ensure_ascii=False) if action != "list" else
+         "\n".join(f"{g['name']} ({g['members']} members)" for g in result) or "no groups yet")
+
+
+for _action in ("create", "join", "leave"):
+    @group.command(_action)
+    @click.argument("name")
+    @click.option("--user", "user", required=True)
+    @database_option
+    @json_option
+    def _cmd(name: str, user: str, database_url: str | None, as_json: bool, _a: str = _action) -> None:
+        _group_call(_a, name, user, database_url, as_json)
+
+    _cmd.__doc__ = f"{_action.capitalize()} a study group."
+
+
+@group.command("list")
+@click.option("--user", "user", default="", help="(ignored; for symmetry)")
+@database_option
+@json_option
+def group_list(user: str, database_url: str | None, as_json: bool) -> None:
+    """List study groups."""
+    _group_call("list", None, user, database_url, as_json)
+
+
+def register(main: click.Group) -> None:
+    for command in (db, drill, leaderboard, stats, group):
+        main.add_command(command)

@@ -1,0 +1,1 @@
+"""The platform-free core: drill lifecycle, scoring policy, selection, leaderboards, study groups."""

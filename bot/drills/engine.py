@@ -1,0 +1,317 @@
+"""The drill lifecycle: start → post → answers until the deadline → one reveal → points and boards.
+
+Database work runs in worker threads (sync SQLAlchemy) and so does drawing, so adapters' event loops keep
+acknowledging within the platforms' 3 seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+
+from ..grading import Grade, grade
+from ..render.cache import RenderCache
+from ..scenarios.ids import DIFFICULTIES, SIGNATURE_IDS
+from ..store import repo
+from ..store.db import Database
+from ..store.models import Attempt, Channel, DeliveryKey, Drill, User, Workspace
+from . import scenarios as sc
+from .errors import DrillError, DrillNotFound, NotRecorded
+from .policy import points
+from .ports import ChannelRef, ChatPort, DrillPost, MessageRef, RevealPost, ScoreLine, UserRef
+from .selection import choose_seed, choose_signature
+
+log = logging.getLogger(__name__)
+MAX_ANSWER_STORED = 20_000  # characters kept in the database; the grader reads at most 4,000
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class StartedDrill:
+    id: int
+    signature: str  # for the operator and the tests; never shown before the reveal
+    seed: int
+    difficulty: str
+    posted_at: datetime
+    deadline: datetime
+    message: MessageRef | None
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelInfo:
+    id: int
+    workspace_id: int
+    timezone: str
+    answer_mode: str
+
+
+@dataclass(frozen=True, slots=True)
+class DrillKey:
+    signature: str
+    seed: int
+    difficulty: str
+    message_ref: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SubmitOutcome:
+    status: str  # scored | revised | late | duplicate
+    grade: Grade
+    points: int
+    late: bool
+    drill_id: int
+
+    def private_text(self) -> str:
+        head = {"scored": "Recorded", "revised": "Revised — your latest answer counts", "late":
+                "Too late to score (graded for you privately)", "duplicate": "Already recorded"}[self.status]
+        return f"{head}. Drill #{self.drill_id}: feedback arrives with the reveal."
+
+
+class DrillEngine:
+    def __init__(
+        self,
+        db: Database,
+        chats: Mapping[str, ChatPort],
+        *,
+        answer_seconds: int = 120,
+        theme: str = "light",
+        render_cache: RenderCache | None = None,
+        clock: Callable[[], datetime] = utcnow,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.db = db
+        self.chats = dict(chats)
+        self.answer_seconds = answer_seconds
+        self.theme = theme
+        self.renders = render_cache or RenderCache()
+        self.clock = clock
+        self.rng = rng or random.Random()
+        self.on_started: list[Callable[[StartedDrill], Awaitable[None]]] = []  # e.g. schedule the reveal
+
+    def chat_for(self, platform: str) -> ChatPort:
+        try:
+            return self.chats[platform]
+        except KeyError as exc:
+            raise DrillError(f"no chat adapter for platform {platform!r}") from exc
+
+    # -- start ----------------------------------------------------------------------------------------
+    async def start(
+        self,
+        channel: ChannelRef,
+        *,
+        signature: str | None = None,
+        seed: int | None = None,
+        difficulty: str | None = None,
+        duration_seconds: int | None = None,
+        scheduled: bool = False,
+        group_id: int | None = None,
+    ) -> StartedDrill:
+        if signature is not None and signature not in SIGNATURE_IDS:
+            raise DrillError(f"Unknown signature {signature!r}. Try one of: {', '.join(SIGNATURE_IDS)}")
+        if difficulty is not None and difficulty not in DIFFICULTIES:
+            raise DrillError(f"Unknown difficulty {difficulty!r}. Try one of: {', '.join(DIFFICULTIES)}")
+        if duration_seconds is not None and not 10 <= duration_seconds <= 24 * 3600:
+            raise DrillError("Duration must be between 10 seconds and 24 hours.")
+        now = self.clock()
+        drill_id, ch_data, sig, seed_, diff, deadline = await asyncio.to_thread(
+            self._create_drill, channel, signature, seed, difficulty, duration_seconds, scheduled, group_id, now
+        )
+        scenario = await asyncio.to_thread(sc.scenario, sig, seed_, diff)
+        png = await asyncio.to_thread(sc.drill_png, self.renders, scenario, self.theme)
+        timeline = await asyncio.to_thread(sc.text_timeline, scenario)
+        post = DrillPost(drill_id, scenario.context.title, tuple(scenario.context.lines()), png, timeline, now,
+                         deadline, ch_data.answer_mode, diff)
+        chat = self.chat_for(channel.platform)
+        ref = await chat.post_drill(channel, post)
+        await asyncio.to_thread(self._store_message_ref, drill_id, ref.message)
+        started = StartedDrill(drill_id, sig, seed_, diff, now, deadline, ref)
+        for hook in self.on_started:
+            await hook(started)
+        if scheduled:
+            await self._announce_last_period_winners(channel, ch_data.workspace_id, ch_data.id, ch_data.timezone,
+                                                     now)
+        return started
+
+    def _create_drill(self, channel: ChannelRef, signature: str | None, seed: int | None, difficulty: str | None,
+                      duration: int | None, scheduled: bool, group_id: int | None, now: datetime
+                      ) -> tuple[int, ChannelInfo, str, int, str, datetime]:
+        with self.db.session() as s:
+            ws = repo.workspace(s, channel.platform, channel.workspace, "", now)
+            ch = repo.channel(s, ws, channel.channel, channel.name)
+            recent = repo.recent_drills(s, ws.id, ch.id, 20)
+            if signature is None:
+                since = now - timedelta(days=60)
+                accuracy = repo.accuracy_by_signature(s, ws.id, since, channel_id=None if group_id else ch.id,
+                                                      group_id=group_id)
+                signature = choose_signature(self.rng, [d.signature for d in recent], accuracy, ch.signature_mix)
+            if seed is None:
+                seed = choose_seed(self.rng, repo.used_seeds(s, ws.id, ch.id))
+            diff = difficulty or ch.difficulty
+            seconds = duration or ch.answer_seconds or self.answer_seconds
+            deadline = now + timedelta(seconds=seconds)
+            d = Drill(workspace_id=ws.id, channel_id=ch.id, group_id=group_id, signature=signature, seed=seed,
+                      difficulty=diff, scheduled=scheduled, posted_at=now, deadline_at=deadline)
+            s.add(d)
+            s.flush()
+            return d.id, ChannelInfo(ch.id, ws.id, ch.timezone, ch.answer_mode), signature, seed, diff, deadline
+
+    def _store_message_ref(self, drill_id: int, message: str) -> None:
+        with self.db.session() as s:
+            d = s.get(Drill, drill_id)
+            if d is not None:
+                d.message_ref = message
+
+    # -- answers --------------------------------------------------------------------------------------
+    async def submit(self, drill_id: int, user: UserRef, text: str, *, idempotency_key: str | None = None
+                     ) -> SubmitOutcome:
+        """Grade and store an answer. Raises DrillNotFound, or NotRecorded when the database fails."""
+        now = self.clock()
+        text = text if isinstance(text, str) else str(text)
+        meta = await asyncio.to_thread(self._drill_meta, user, drill_id)
+        scenario = await asyncio.to_thread(sc.scenario, meta.signature, meta.seed, meta.difficulty)
+        g = await asyncio.to_thread(grade, scenario, text)
+        try:
+            return await asyncio.to_thread(self._store_attempt, drill_id, user, text, g, now, idempotency_key)
+        except DrillError:
+            raise
+        except SQLAlchemyError as exc:
+            log.warning("submit failed for drill %s: %s", drill_id, type(exc).__name__)
+            raise NotRecorded() from exc
+
+    def _drill_meta(self, user: UserRef, drill_id: int) -> DrillKey:
+        with self.db.session() as s:
+            ws = repo.find_workspace(s, user.platform, user.workspace)
+            d = repo.drill(s, ws.id, drill_id) if ws else None
+            if d is None:
+                raise DrillNotFound(drill_id)
+            return DrillKey(d.signature, d.seed, d.difficulty)
+
+    def _store_attempt(self, drill_id: int, user: UserRef, text: str, g: Grade, now: datetime,
+                       key: str | None) -> SubmitOutcome:
+        with self.db.session() as s:
+            ws = repo.find_workspace(s, user.platform, user.workspace)
+            d = repo.drill(s, ws.id, drill_id) if ws else None
+            if ws is None or d is None:
+                raise DrillNotFound(drill_id)
+            if key is not None:
+                try:
+                    with s.begin_nested():
+                        s.add(DeliveryKey(key=key[:200], workspace_id=ws.id, created_at=now))
+                except IntegrityError:
+                    return SubmitOutcome("duplicate", g, 0, False, drill_id)
+            u = repo.user(s, ws, user.user, user.name)
+            late = now > d.deadline_at or d.revealed_at is not None
+            pts = points(g.score, d.posted_at, d.deadline_at, now, late)
+            existing = s.scalars(select(Attempt).where(Attempt.drill_id == d.id, Attempt.user_id == u.id,
+                                                       Attempt.late.is_(late))).first()
+            if existing is None:
+                existing = Attempt(drill_id=d.id, user_id=u.id, workspace_id=ws.id, channel_id=d.channel_id,
+                                   group_id=d.group_id, signature=d.signature, late=late, revisions=0)
+                s.add(existing)
+                status = "late" if late else "scored"
+            else:
+                existing.revisions += 1
+                status = "late" if late else "revised"
+            existing.answer_text = text[:MAX_ANSWER_STORED]
+            existing.signature_credit = g.signature.credit
+            existing.measurement_credit = g.measurement.credit
+            existing.fix_credit = g.fix.credit
+            existing.named = g.named
+            existing.score = g.score
+            existing.points = pts
+            existing.submitted_at = now
+            return SubmitOutcome(status, g, pts, late, drill_id)
+
+    # -- reveal ---------------------------------------------------------------------------------------
+    async def reveal(self, drill_id: int, workspace_id: int | None = None, *, force: bool = False) -> bool:
+        """Post the reveal if this caller wins the claim. Exactly once across callers, replicas, restarts."""
+        now = self.clock()
+        claimed = await asyncio.to_thread(self._claim, drill_id, workspace_id, now, force)
+        if claimed is None:
+            return False
+        drill, channel_ref, scores, answers = claimed
+        try:
+            scenario = await asyncio.to_thread(sc.scenario, drill.signature, drill.seed, drill.difficulty)
+            png = await asyncio.to_thread(sc.reveal_png, self.renders, scenario, self.theme)
+            post = RevealPost(drill_id, scenario.signature, scenario.context.title, scenario.reveal.headline,
+                              scenario.reveal.as_text(), png, tuple(scores))
+            chat = self.chat_for(channel_ref.platform)
+            ref = await chat.post_reveal(MessageRef(channel_ref, drill.message_ref or ""), post)
+        except Exception:
+            await asyncio.to_thread(self._release, drill_id)
+            raise
+        await asyncio.to_thread(self._store_reveal_ref, drill_id, ref.message)
+        for user_ref, text in answers:
+            g = await asyncio.to_thread(grade, scenario, text)
+            try:
+                await chat.send_private(channel_ref, user_ref, f"Drill #{drill_id}: your grade\n{g.feedback()}")
+            except Exception as exc:  # one unreachable user must not stop the others' feedback
+                log.warning("private feedback failed: %s", type(exc).__name__)
+        return True
+
+    def _claim(self, drill_id: int, workspace_id: int | None, now: datetime, force: bool
+               ) -> tuple[DrillKey, ChannelRef, list[ScoreLine], list[tuple[UserRef, str]]] | None:
+        with self.db.session() as s:
+            d = s.get(Drill, drill_id)
+            if d is None or (workspace_id is not None and d.workspace_id != workspace_id):
+                return None
+            if not repo.claim_reveal(s, d.workspace_id, drill_id, now, force=force):
+                return None
+            ws = s.get(Workspace, d.workspace_id)
+            ch = s.get(Channel, d.channel_id)
+            assert ws is not None and ch is not None
+            rows = s.execute(select(Attempt, User).join(User, User.id == Attempt.user_id)
+                             .where(Attempt.drill_id == drill_id)
+                             .order_by(Attempt.late, Attempt.points.desc(), Attempt.submitted_at)).all()
+            scores = [ScoreLine(u.display_name or u.external_id, a.score, a.points, a.named)
+                      for a, u in rows if not a.late]
+            answers = [(UserRef(ws.platform, ws.external_id, u.external_id, u.display_name), a.answer_text)
+                       for a, u in rows]
+            channel_ref = ChannelRef(ws.platform, ws.external_id, ch.external_id, ch.name)
+            return DrillKey(d.signature, d.seed, d.difficulty, d.message_ref), channel_ref, scores, answers
+
+    def _release(self, drill_id: int) -> None:
+        with self.db.session() as s:
+            repo.release_reveal(s, drill_id)
+
+    def _store_reveal_ref(self, drill_id: int, message: str) -> None:
+        with self.db.session() as s:
+            d = s.get(Drill, drill_id)
+            if d is not None:
+                d.reveal_ref = message
+
+    async def reveal_due(self) -> list[int]:
+        """Reveal every drill whose deadline has passed (the startup sweep and `drill reveal-due`)."""
+        now = self.clock()
+        due = await asyncio.to_thread(self._overdue, now)
+        revealed = []
+        for ws_id, drill_id in due:
+            try:
+                if await self.reveal(drill_id, ws_id):
+                    revealed.append(drill_id)
+            except Exception as exc:
+                log.warning("reveal of drill %s failed: %s", drill_id, exc)
+        return revealed
+
+    def _overdue(self, now: datetime) -> list[tuple[int, int]]:
+        with self.db.session() as s:
+            return repo.overdue_drills(s, now)
+
+    async def _announce_last_period_winners(self, channel: ChannelRef, workspace_id: int, channel_id: int,
+                                            tz: str, now: datetime) -> None:
+        from .leaderboard import archive_previous_periods
+
+        texts = await asyncio.to_thread(archive_previous_periods, self.db, workspace_id, channel_id, tz, now)
+        chat = self.chat_for(channel.platform)
+        for text in texts:
+            await chat.announce(channel, text)

@@ -1,0 +1,21 @@
+"""Errors the core raises for adapters to turn into clear messages."""
+
+from __future__ import annotations
+
+
+class DrillError(Exception):
+    """Base class: the message is fit to show a person."""
+
+
+class DrillNotFound(DrillError):
+    def __init__(self, drill_id: int) -> None:
+        super().__init__(f"No drill #{drill_id} in this workspace.")
+
+
+class NotRecorded(DrillError):
+    def __init__(self) -> None:
+        super().__init__("Your answer was not recorded (a database error). Please send it again.")
+
+
+class GroupError(DrillError):
+    pass

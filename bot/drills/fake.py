@@ -1,0 +1,48 @@
+"""A ChatPort that records every call: real code, used by tests and benchmarks."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from .ports import ChannelRef, DrillPost, MessageRef, RevealPost, UserRef
+
+
+@dataclass
+class FakeChat:
+    drills: list[tuple[ChannelRef, DrillPost]] = field(default_factory=list)
+    updates: list[tuple[MessageRef, int]] = field(default_factory=list)
+    reveals: list[tuple[MessageRef, RevealPost]] = field(default_factory=list)
+    private: list[tuple[ChannelRef, UserRef, str]] = field(default_factory=list)
+    announcements: list[tuple[ChannelRef, str]] = field(default_factory=list)
+    fail_next: int = 0  # make the next N calls raise, to test failure paths
+    delay: float = 0.0
+
+    async def _maybe_fail(self) -> None:
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        if self.fail_next:
+            self.fail_next -= 1
+            raise ConnectionError("fake chat: injected failure")
+
+    async def post_drill(self, channel: ChannelRef, post: DrillPost) -> MessageRef:
+        await self._maybe_fail()
+        self.drills.append((channel, post))
+        return MessageRef(channel, f"msg-{len(self.drills)}")
+
+    async def update_drill(self, ref: MessageRef, post: DrillPost, remaining_seconds: int) -> None:
+        await self._maybe_fail()
+        self.updates.append((ref, remaining_seconds))
+
+    async def post_reveal(self, ref: MessageRef, post: RevealPost) -> MessageRef:
+        await self._maybe_fail()
+        self.reveals.append((ref, post))
+        return MessageRef(ref.channel, f"reveal-{len(self.reveals)}")
+
+    async def send_private(self, channel: ChannelRef, user: UserRef, text: str) -> None:
+        await self._maybe_fail()
+        self.private.append((channel, user, text))
+
+    async def announce(self, channel: ChannelRef, text: str) -> None:
+        await self._maybe_fail()
+        self.announcements.append((channel, text))

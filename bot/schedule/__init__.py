@@ -1,0 +1,1 @@
+"""APScheduler wiring: cron per channel and group, reveal jobs, the leader lock, the startup sweep."""

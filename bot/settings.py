@@ -1,0 +1,18 @@
+"""Typed settings, read from the environment once, in the composition root (never at import)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class CoreSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="TRACEDRILL_", extra="ignore")
+
+    database_url: str | None = Field(default=None, validation_alias="DATABASE_URL")
+    answer_seconds: int = Field(default=120, ge=10, le=24 * 3600)
+    theme: str = Field(default="light", pattern="^(light|dark)$")
+    render_dir: Path | None = None  # shared on-disk render cache; None: memory only
+    no_upgrade: bool = False  # skip `alembic upgrade head` on start

@@ -1,0 +1,71 @@
+"""Engines and sessions: the embedded SQLite default and PostgreSQL (psycopg 3) at scale."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.orm import Session, sessionmaker
+
+
+def default_database_url() -> str:
+    from platformdirs import user_data_dir
+
+    folder = Path(user_data_dir("tracedrill", appauthor=False))
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'tracedrill.sqlite3'}"
+
+
+def normalize_url(url: str) -> str:
+    """Accept the URLs people paste: postgres:// and postgresql:// mean psycopg 3."""
+    if url.startswith("postgres://"):
+        url = "postgresql://" + url[len("postgres://") :]
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url[len("postgresql://") :]
+    return url
+
+
+def make_engine(url: str | None = None) -> Engine:
+    url = normalize_url(url or default_database_url())
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.close()
+
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+
+
+class Database:
+    """An engine plus a session factory; `session()` commits on success and rolls back on error."""
+
+    def __init__(self, url: str | None = None, engine: Engine | None = None) -> None:
+        self.engine = engine or make_engine(url)
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.engine.dialect.name == "sqlite"
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        s = self._sessions()
+        try:
+            yield s
+            s.commit()
+        except BaseException:
+            s.rollback()
+            raise
+        finally:
+            s.close()
+
+    def dispose(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,193 @@
+"""Typed SQLAlchemy 2 models. Every row that belongs to a team carries its workspace id."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Aware UTC datetimes on every backend (SQLite keeps no zone: store naive UTC, hand back aware)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the database; use aware UTC datetimes")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {datetime: UTCDateTime}
+
+
+class Workspace(Base):
+    __tablename__ = "workspaces"
+    __table_args__ = (UniqueConstraint("platform", "external_id", name="uq_workspace_platform_external"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    platform: Mapped[str] = mapped_column(String(16))  # slack | discord | terminal
+    external_id: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[datetime] = mapped_column()
+
+
+class Channel(Base):
+    __tablename__ = "channels"
+    __table_args__ = (UniqueConstraint("workspace_id", "external_id", name="uq_channel_workspace_external"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"), index=True)
+    external_id: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(200), default="")
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    schedule_hour: Mapped[int | None] = mapped_column(Integer, nullable=True)  # None: no daily drill
+    schedule_minute: Mapped[int] = mapped_column(Integer, default=0)
+    weekdays: Mapped[str] = mapped_column(String(32), default="mon-fri")  # APScheduler day_of_week syntax
+    skip_dates: Mapped[list[str]] = mapped_column(JSON, default=list)  # ISO dates without a drill
+    answer_mode: Mapped[str] = mapped_column(String(8), default="both")  # modal | thread | both
+    difficulty: Mapped[str] = mapped_column(String(8), default="medium")
+    signature_mix: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)  # None: all ten
+    answer_seconds: Mapped[int | None] = mapped_column(Integer, nullable=True)  # None: the global default
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+
+
+class User(Base):
+    __tablename__ = "users"
+    __table_args__ = (UniqueConstraint("workspace_id", "external_id", name="uq_user_workspace_external"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"), index=True)
+    external_id: Mapped[str] = mapped_column(String(64))
+    display_name: Mapped[str] = mapped_column(String(200), default="")
+
+
+class StudyGroup(Base):
+    __tablename__ = "study_groups"
+    __table_args__ = (UniqueConstraint("workspace_id", "name", name="uq_group_workspace_name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(64))
+    channel_id: Mapped[int | None] = mapped_column(ForeignKey("channels.id", ondelete="SET NULL"), nullable=True)
+    # A group may drill on its own schedule: e.g. hours "9,13,17" for interview prep.
+    schedule_hours: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    schedule_minute: Mapped[int] = mapped_column(Integer, default=0)
+    weekdays: Mapped[str] = mapped_column(String(32), default="mon-fri")
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column()
+
+
+class GroupMembership(Base):
+    __tablename__ = "group_memberships"
+
+    group_id: Mapped[int] = mapped_column(ForeignKey("study_groups.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    joined_at: Mapped[datetime] = mapped_column()
+
+
+class Drill(Base):
+    __tablename__ = "drills"
+    __table_args__ = (
+        Index("ix_drills_channel_posted", "channel_id", "posted_at"),
+        Index("ix_drills_unrevealed_deadline", "revealed_at", "deadline_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"), index=True)
+    channel_id: Mapped[int] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"))
+    group_id: Mapped[int | None] = mapped_column(ForeignKey("study_groups.id", ondelete="SET NULL"), nullable=True)
+    signature: Mapped[str] = mapped_column(String(32))
+    seed: Mapped[int] = mapped_column(Integer)
+    difficulty: Mapped[str] = mapped_column(String(8))
+    scheduled: Mapped[bool] = mapped_column(Boolean, default=False)
+    posted_at: Mapped[datetime] = mapped_column()
+    deadline_at: Mapped[datetime] = mapped_column()
+    revealed_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    message_ref: Mapped[str | None] = mapped_column(String(200), nullable=True)  # the platform's message id
+    reveal_ref: Mapped[str | None] = mapped_column(String(200), nullable=True)
+
+
+class Attempt(Base):
+    """One scored answer per user and drill (revised in place until the deadline); late ones apart."""
+
+    __tablename__ = "attempts"
+    __table_args__ = (
+        UniqueConstraint("drill_id", "user_id", "late", name="uq_attempt_drill_user_late"),
+        # The leaderboard query reads only this index: channel, on-time, period, then user and points.
+        Index("ix_attempts_board", "channel_id", "late", "submitted_at", "user_id", "points"),
+        Index("ix_attempts_workspace_board", "workspace_id", "late", "submitted_at", "user_id", "points"),
+        Index("ix_attempts_group_board", "group_id", "late", "submitted_at", "user_id", "points"),
+        Index("ix_attempts_user", "user_id", "submitted_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    drill_id: Mapped[int] = mapped_column(ForeignKey("drills.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
+    channel_id: Mapped[int] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"))
+    group_id: Mapped[int | None] = mapped_column(ForeignKey("study_groups.id", ondelete="SET NULL"), nullable=True)
+    signature: Mapped[str] = mapped_column(String(32))  # the drill's true signature, for skill stats
+    answer_text: Mapped[str] = mapped_column(Text)
+    signature_credit: Mapped[float] = mapped_column(Float)
+    measurement_credit: Mapped[float] = mapped_column(Float)
+    fix_credit: Mapped[float] = mapped_column(Float)
+    named: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    score: Mapped[float] = mapped_column(Float)
+    points: Mapped[int] = mapped_column(Integer)
+    submitted_at: Mapped[datetime] = mapped_column()
+    late: Mapped[bool] = mapped_column(Boolean, default=False)
+    revisions: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class DeliveryKey(Base):
+    """Idempotency: a platform event (same key) has its effect once, however often it is delivered."""
+
+    __tablename__ = "delivery_keys"
+
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = mapped_column()
+
+
+class LeaderboardArchive(Base):
+    __tablename__ = "leaderboard_archives"
+    __table_args__ = (
+        UniqueConstraint("workspace_id", "scope", "scope_id", "period", "period_start", name="uq_archive_period"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
+    scope: Mapped[str] = mapped_column(String(16))  # channel | workspace | group
+    scope_id: Mapped[int] = mapped_column(Integer)
+    period: Mapped[str] = mapped_column(String(8))  # week | month
+    period_start: Mapped[date] = mapped_column(Date)
+    rankings: Mapped[list[dict[str, object]]] = mapped_column(JSON)
+    announced: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column()
