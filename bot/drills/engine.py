@@ -269,7 +269,8 @@ class DrillEngine:
                 return None
             ws = s.get(Workspace, d.workspace_id)
             ch = s.get(Channel, d.channel_id)
-            assert ws is not None and ch is not None
+            assert ws is not None
+            assert ch is not None
             rows = s.execute(select(Attempt, User).join(User, User.id == Attempt.user_id)
                              .where(Attempt.drill_id == drill_id)
                              .order_by(Attempt.late, Attempt.points.desc(), Attempt.submitted_at)).all()
