@@ -16,3 +16,6 @@ def signature_id(request: pytest.FixtureRequest) -> str:
 
 def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+from .dbs import database, empty_database  # noqa: E402,F401  (fixtures)

@@ -177,10 +177,10 @@ class DrillEngine:
         """Grade and store an answer. Raises DrillNotFound, or NotRecorded when the database fails."""
         now = self.clock()
         text = text if isinstance(text, str) else str(text)
-        meta = await asyncio.to_thread(self._drill_meta, user, drill_id)
-        scenario = await asyncio.to_thread(sc.scenario, meta.signature, meta.seed, meta.difficulty)
-        g = await asyncio.to_thread(grade, scenario, text)
         try:
+            meta = await asyncio.to_thread(self._drill_meta, user, drill_id)
+            scenario = await asyncio.to_thread(sc.scenario, meta.signature, meta.seed, meta.difficulty)
+            g = await asyncio.to_thread(grade, scenario, text)
             return await asyncio.to_thread(self._store_attempt, drill_id, user, text, g, now, idempotency_key)
         except DrillError:
             raise

@@ -29,7 +29,7 @@ def choose_signature(
     weights = []
     for s in allowed:
         mean, n = accuracy.get(s, (0.5, 0))
-        weight = 1.0 + 2.0 * (1.0 - mean) if n else 2.0  # unseen or weak signatures come up more
+        weight = 0.5 + 4.0 * (1.0 - mean) if n else 2.5  # unseen or weak signatures come up more
         if s in in_rotation and s not in recent_window:
             weight *= 2.0
         weights.append(weight)

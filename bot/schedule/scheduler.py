@@ -21,13 +21,21 @@ from .triggers import channel_trigger, group_trigger
 log = logging.getLogger(__name__)
 
 
+class SharedEngineJobStore(SQLAlchemyJobStore):
+    """The job store on the app's own engine. APScheduler disposes its engine on shutdown; this one
+    belongs to the app (and holds the leader lock's connection), so it is left alone."""
+
+    def shutdown(self) -> None:
+        return None
+
+
 class DrillScheduler:
     def __init__(self, engine: DrillEngine, *, poll_seconds: float = 5.0) -> None:
         self.engine = engine
         self.lock = LeaderLock(engine.db.engine)
         self.poll_seconds = poll_seconds
         self.scheduler = AsyncIOScheduler(
-            jobstores={"default": SQLAlchemyJobStore(engine=engine.db.engine, tablename="apscheduler_jobs")},
+            jobstores={"default": SharedEngineJobStore(engine=engine.db.engine, tablename="apscheduler_jobs")},
             job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 600},
             timezone=UTC,
         )
@@ -98,6 +106,7 @@ class DrillScheduler:
     async def stop(self) -> None:
         if self._task is not None:
             self._task.cancel()
+            self._task = None
         if self.running:
             self.scheduler.shutdown(wait=False)
         await asyncio.to_thread(self.lock.release)
