@@ -332,3 +332,14 @@ def test_the_core_imports_no_chat_sdk() -> None:
 def _search_path(db: Database) -> str:
     with db.engine.connect() as conn:
         return str(conn.execute(text("SELECT current_schema()")).scalar())
+
+
+async def test_scheduled_drills_share_the_drill_of_the_day_and_its_picture(database: Database) -> None:
+    chat, clock = FakeChat(), Clock()
+    e = engine_for(database, chat, clock)
+    a = await e.start(channel("T1", "C1"), signature="straggler", scheduled=True)
+    b = await e.start(channel("T2", "C7"), signature="straggler", scheduled=True)
+    assert a.seed == b.seed
+    assert e.renders.renders == 1, "one picture drawn for both channels"
+    c = await e.start(channel("T1", "C1"), signature="straggler", scheduled=True)
+    assert c.seed != a.seed, "a channel never sees the same seed twice"

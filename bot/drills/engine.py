@@ -26,7 +26,7 @@ from . import scenarios as sc
 from .errors import DrillError, DrillNotFound, NotRecorded
 from .policy import points
 from .ports import ChannelRef, ChatPort, DrillPost, MessageRef, RevealPost, ScoreLine, UserRef
-from .selection import choose_seed, choose_signature
+from .selection import choose_seed, choose_signature, daily_seed
 
 log = logging.getLogger(__name__)
 MAX_ANSWER_STORED = 20_000  # characters kept in the database; the grader reads at most 4,000
@@ -154,9 +154,11 @@ class DrillEngine:
                 accuracy = repo.accuracy_by_signature(s, ws.id, since, channel_id=None if group_id else ch.id,
                                                       group_id=group_id)
                 signature = choose_signature(self.rng, [d.signature for d in recent], accuracy, ch.signature_mix)
-            if seed is None:
-                seed = choose_seed(self.rng, repo.used_seeds(s, ws.id, ch.id))
             diff = difficulty or ch.difficulty
+            if seed is None:
+                used = repo.used_seeds(s, ws.id, ch.id)
+                today = daily_seed(now.date(), signature, diff) if scheduled else None
+                seed = today if today is not None and today not in used else choose_seed(self.rng, used)
             seconds = duration or ch.answer_seconds or self.answer_seconds
             deadline = now + timedelta(seconds=seconds)
             d = Drill(workspace_id=ws.id, channel_id=ch.id, group_id=group_id, signature=signature, seed=seed,

@@ -3,8 +3,10 @@ no signature within the last three drills, and a seed the channel has never seen
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Iterable, Mapping
+from datetime import date
 
 from ..scenarios.ids import SIGNATURE_IDS, TWINS
 
@@ -34,6 +36,13 @@ def choose_signature(
             weight *= 2.0
         weights.append(weight)
     return rng.choices(allowed, weights=weights, k=1)[0]
+
+
+def daily_seed(day: date, signature: str, difficulty: str) -> int:
+    """The drill of the day: every channel that draws this signature today shares one trace (and one
+    picture, drawn once for all of them)."""
+    digest = hashlib.sha256(f"{day.isoformat()}/{signature}/{difficulty}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & MAX_SEED_DRAW
 
 
 def choose_seed(rng: random.Random, used: set[int]) -> int:
