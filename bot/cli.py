@@ -134,6 +134,39 @@ def grade_command(signature: str | None, seed: int | None, difficulty: str, batc
     click.echo(result.feedback() if human else json.dumps(result.as_dict(), ensure_ascii=False))
 
 
+@main.command()
+@click.option("--signature", type=click.Choice(SIGNATURE_IDS), default=None, help="Drill this signature.")
+@click.option("--difficulty", type=click.Choice(DIFFICULTIES), default=None)
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=None)
+@click.option("--minutes", type=click.FloatRange(0.5, 60), default=2.0, show_default=True)
+@click.option("--no-timer", is_flag=True, help="No countdown and no deadline.")
+@click.option("--user", "user", default=None, help="Your name on the leaderboard (default: $USER).")
+@click.option("--open", "open_picture", is_flag=True, help="Open the picture in the system viewer.")
+@click.option("--database-url", envvar="DATABASE_URL", default=None)
+def play(signature: str | None, difficulty: str | None, seed: int | None, minutes: float, no_timer: bool,
+         user: str | None, open_picture: bool, database_url: str | None) -> None:
+    """Solo practice: one drill, your diagnosis, the grade and the full reveal."""
+    import asyncio
+
+    from rich.console import Console
+
+    from .adapters.terminal.play import PlayOptions, default_user
+    from .adapters.terminal.play import play as run_play
+    from .local import local_engine
+
+    name = (user or default_user()).strip()
+    if not name or len(name) > 64:
+        raise click.BadParameter("give a name of 1–64 characters", param_hint="--user")
+    console = Console(highlight=False)
+    engine, chat = local_engine(database_url, lambda text: None)
+    opts = PlayOptions(name, signature, difficulty, seed, minutes, not no_timer, open_picture)
+    try:
+        code = asyncio.run(run_play(engine, chat, opts, console, sys.stdin))
+    finally:
+        engine.db.dispose()
+    sys.exit(code)
+
+
 def _register_operator_commands() -> None:
     from .cli_ops import register
 

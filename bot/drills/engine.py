@@ -293,6 +293,21 @@ class DrillEngine:
             if d is not None:
                 d.reveal_ref = message
 
+    async def abandon(self, drill_id: int, channel: ChannelRef) -> bool:
+        """Remove a drill nobody answered (solo play interrupted with Ctrl-C): nothing half-written stays."""
+        return await asyncio.to_thread(self._abandon, drill_id, channel)
+
+    def _abandon(self, drill_id: int, channel: ChannelRef) -> bool:
+        with self.db.session() as s:
+            ws = repo.find_workspace(s, channel.platform, channel.workspace)
+            d = repo.drill(s, ws.id, drill_id) if ws else None
+            if d is None or d.revealed_at is not None:
+                return False
+            if s.scalar(select(Attempt.id).where(Attempt.drill_id == drill_id).limit(1)) is not None:
+                return False
+            s.delete(d)
+            return True
+
     async def reveal_due(self) -> list[int]:
         """Reveal every drill whose deadline has passed (the startup sweep and `drill reveal-due`)."""
         now = self.clock()
