@@ -167,6 +167,30 @@ def play(signature: str | None, difficulty: str | None, seed: int | None, minute
     sys.exit(code)
 
 
+@main.command()
+@click.option("--platform", "platforms", default="slack", show_default=True,
+              help="Comma-separated chat platforms to serve.")
+@click.option("--http", is_flag=True, help="Slack: serve HTTP (/slack/events) instead of Socket Mode.")
+@click.option("--host", default="0.0.0.0", show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=3000, show_default=True)
+def serve(platforms: str, http: bool, host: str, port: int) -> None:
+    """Run the bot: scheduler, drills and the chat adapters (configured by environment variables)."""
+    import asyncio
+    import logging
+
+    from .app import ConfigError
+    from .app import serve as run_serve
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        asyncio.run(run_serve([p.strip() for p in platforms.split(",") if p.strip()], http=http, host=host,
+                              port=port))
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+    except KeyboardInterrupt:
+        pass
+
+
 def _register_operator_commands() -> None:
     from .cli_ops import register
 

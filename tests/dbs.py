@@ -54,3 +54,26 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Databas
 @pytest.fixture(params=backends())
 def empty_database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
     yield from make_database(str(request.param), tmp_path, migrate=False)
+
+
+class WriteLock:
+    """Another writer holding a table (SQLite: the whole database) until released: real lock contention."""
+
+    def __init__(self, db: Database, table: str) -> None:
+        url = db.engine.url
+        if db.is_sqlite:
+            self._engine = create_engine(url)
+            self.conn = self._engine.raw_connection()
+            self.conn.execute("BEGIN EXCLUSIVE")
+        else:
+            with db.engine.connect() as c:
+                schema = str(c.execute(text("SELECT current_schema()")).scalar())
+            self._engine = create_engine(url, connect_args={"options": f"-csearch_path={schema}"})
+            self.conn = self._engine.raw_connection()
+            self.conn.cursor().execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
+        self.schema = None if db.is_sqlite else schema
+
+    def release(self) -> None:
+        self.conn.rollback()
+        self.conn.close()
+        self._engine.dispose()

@@ -23,6 +23,7 @@ from bot.store import repo
 from bot.store.db import Database
 from bot.store.models import Attempt, DeliveryKey, Drill
 
+from .dbs import WriteLock
 from .helpers import Clock, channel, engine_for, user
 
 GOOD = "Rank 2 is a straggler: its compute is longer and everyone waits. Check DCGM clocks; fix the node."
@@ -147,27 +148,17 @@ async def test_a_database_error_says_resend_and_loses_nothing(database: Database
     d = await e.start(channel(), signature="straggler")
     await e.submit(d.id, user("Ana"), WEAK)
     # Another writer holds the attempts table; our writer gives up quickly: a real database error.
+    lock = WriteLock(database, "attempts")
     url = database.engine.url
-    if database.is_sqlite:
-        locker_engine = create_engine(url)
-        locker = locker_engine.raw_connection()
-        locker.execute("BEGIN EXCLUSIVE")
-        fragile = Database(engine=create_engine(url, connect_args={"timeout": 0.05}))
-    else:
-        schema = _search_path(database)
-        locker_engine = create_engine(url, connect_args={"options": f"-csearch_path={schema}"})
-        locker = locker_engine.raw_connection()
-        cur = locker.cursor()
-        cur.execute("LOCK TABLE attempts IN ACCESS EXCLUSIVE MODE")
-        fragile = Database(engine=create_engine(url, connect_args={
-            "options": f"-csearch_path={schema} -c lock_timeout=100"}))
+    args = {"timeout": 0.05} if database.is_sqlite else {"options": f"-csearch_path={lock.schema} -c lock_timeout=100"}
+    fragile = Database(engine=create_engine(url, connect_args=args))
     broken = engine_for(fragile, chat, clock)
-    with pytest.raises(NotRecorded, match="Please send it again"):
-        await broken.submit(d.id, user("Ana"), GOOD)
-    locker.rollback()
-    locker.close()
-    locker_engine.dispose()
-    fragile.dispose()
+    try:
+        with pytest.raises(NotRecorded, match="Please send it again"):
+            await broken.submit(d.id, user("Ana"), GOOD)
+    finally:
+        lock.release()
+        fragile.dispose()
     with database.session() as s:
         kept = s.scalars(select(Attempt)).one()
         assert kept.answer_text == WEAK, "what was stored before is intact"
@@ -327,11 +318,6 @@ def test_the_core_imports_no_chat_sdk() -> None:
         source = path.read_text(encoding="utf-8")
         for sdk in ("slack_bolt", "slack_sdk", "discord"):
             assert f"import {sdk}" not in source and f"from {sdk}" not in source, f"{path.name} imports {sdk}"
-
-
-def _search_path(db: Database) -> str:
-    with db.engine.connect() as conn:
-        return str(conn.execute(text("SELECT current_schema()")).scalar())
 
 
 async def test_scheduled_drills_share_the_drill_of_the_day_and_its_picture(database: Database) -> None:

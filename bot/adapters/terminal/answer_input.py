@@ -10,7 +10,7 @@ from typing import TextIO
 
 def read_piped(stream: TextIO) -> str:
     """Lines until an empty line or end of input."""
-    lines = []
+    lines: list[str] = []
     for line in stream:
         if not line.strip():
             if lines:
@@ -47,7 +47,7 @@ def read_with_countdown(deadline: datetime | None, clock: Callable[[], datetime]
         left = (deadline - clock()).total_seconds()
         if left <= 0:
             app = get_app()
-            if app.is_running and not app.future.done():
+            if app.is_running and app.future is not None and not app.future.done():
                 app.exit(result=app.current_buffer.text)
             return " time is up"
         return f" ⏱ {int(left) // 60}:{int(left) % 60:02d} left · empty line to submit · Ctrl-C to quit"

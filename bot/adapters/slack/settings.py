@@ -1,0 +1,27 @@
+"""Slack settings, from SLACK_* environment variables."""
+
+from __future__ import annotations
+
+from pydantic import SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class SlackSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SLACK_", extra="ignore")
+
+    bot_token: SecretStr | None = None  # single workspace (Socket Mode or HTTP)
+    signing_secret: SecretStr | None = None  # HTTP mode: verifies every request
+    app_token: SecretStr | None = None  # Socket Mode
+    client_id: str | None = None  # OAuth multi-workspace install
+    client_secret: SecretStr | None = None
+    api_url: str = "https://slack.com/api/"  # Web API base URL (GovSlack, proxies, tests)
+    max_answer_chars: int = 3000
+    update_every_seconds: float = 30.0  # cadence of the remaining-time line
+
+    @property
+    def oauth(self) -> bool:
+        return bool(self.client_id and self.client_secret)
+
+    def secrets(self) -> list[str]:
+        return [s.get_secret_value() for s in (self.bot_token, self.signing_secret, self.app_token,
+                                                 self.client_secret) if s is not None]
