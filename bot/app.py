@@ -39,6 +39,8 @@ async def serve(platforms: list[str], *, http: bool = False, host: str = "0.0.0.
     unknown = [p for p in platforms if p not in PLATFORMS]
     if unknown or not platforms:
         raise ConfigError(f"choose platforms from: {', '.join(PLATFORMS)}")
+    if "slack" in platforms:
+        _check_slack(http)
     settings = CoreSettings()
     engine, scheduler, service = build_core(settings)
     runners = []
@@ -52,6 +54,18 @@ async def serve(platforms: list[str], *, http: bool = False, host: str = "0.0.0.
         engine.db.dispose()
 
 
+def _check_slack(http: bool) -> None:
+    from .adapters.slack.settings import SlackSettings
+
+    settings = SlackSettings()
+    if http:
+        if settings.signing_secret is None or not (settings.bot_token or settings.oauth):
+            raise ConfigError("HTTP mode needs SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN (or SLACK_CLIENT_ID and "
+                              "SLACK_CLIENT_SECRET for OAuth)")
+    elif settings.app_token is None or settings.bot_token is None:
+        raise ConfigError("Socket Mode needs SLACK_APP_TOKEN and SLACK_BOT_TOKEN (or use --http)")
+
+
 async def _start_slack(engine: DrillEngine, service: TeamService, *, http: bool, host: str, port: int):  # type: ignore[no-untyped-def]
     from aiohttp import web
 
@@ -61,12 +75,6 @@ async def _start_slack(engine: DrillEngine, service: TeamService, *, http: bool,
 
     settings = SlackSettings()
     install(settings.secrets())
-    if http:
-        if settings.signing_secret is None or not (settings.bot_token or settings.oauth):
-            raise ConfigError("HTTP mode needs SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN (or SLACK_CLIENT_ID and "
-                              "SLACK_CLIENT_SECRET for OAuth)")
-    elif settings.app_token is None or settings.bot_token is None:
-        raise ConfigError("Socket Mode needs SLACK_APP_TOKEN and SLACK_BOT_TOKEN (or use --http)")
     runtime = build_slack(engine, service, settings)
     engine.chats[PLATFORM] = runtime.chat
     if http:

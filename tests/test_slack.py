@@ -297,3 +297,70 @@ def test_redaction_filter_masks_tokens() -> None:
     f.filter(rec)
     assert "xoxb-123" not in rec.getMessage()
     assert "s3cret" not in rec.getMessage()
+
+
+async def test_oauth_install_store_and_uninstall_stop_the_workspace(database: Database) -> None:
+    from slack_sdk.oauth.installation_store import Installation
+
+    from bot.store import repo
+
+    api = FakeSlackAPI()
+    await api.start()
+    settings = SlackSettings(client_id="111.222", client_secret="shh", signing_secret=SECRET,
+                             api_url=f"{api.base}/api/")
+    engine = DrillEngine(database, {}, clock=Clock(datetime.now(UTC)))
+    runtime = build_slack(engine, TeamService(engine), settings)
+    assert runtime.installations is not None
+    await runtime.installations.async_save(Installation(
+        app_id="A1", team_id="T1", user_id="UADMIN", bot_token="xoxb-installed", bot_id="B1", bot_user_id="UBOT",
+        bot_scopes=["commands"], installed_at=time.time()))
+    assert await runtime.chat.token_for("T1") == "xoxb-installed"
+    with database.session() as s:
+        ws = repo.workspace(s, "slack", "T1", "", engine.clock())
+        ch = repo.channel(s, ws, "C1")
+        ch.schedule_hour = 9
+    runner = web.AppRunner(runtime.app.web_app(path="/slack/events"))
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    body = json.dumps({"type": "event_callback", "team_id": "T1", "api_app_id": "A1", "event_id": "EvU",
+                       "event_time": int(time.time()), "event": {"type": "app_uninstalled"}})
+    ts = str(int(time.time()))
+    headers = {"Content-Type": "application/json", "X-Slack-Request-Timestamp": ts,
+               "X-Slack-Signature": SignatureVerifier(SECRET).generate_signature(timestamp=ts, body=body)}
+    try:
+        async with aiohttp.ClientSession() as session, session.post(
+                f"http://127.0.0.1:{port}/slack/events", data=body.encode(), headers=headers) as resp:
+            assert resp.status == 200
+        for _ in range(100):
+            if await runtime.chat.token_for("T1") is None:
+                break
+            await asyncio.sleep(0.05)
+        assert await runtime.chat.token_for("T1") is None, "the installation is gone"
+        with database.session() as s:
+            ws = repo.find_workspace(s, "slack", "T1")
+            ch = repo.find_channel(s, ws, "C1")  # type: ignore[arg-type]
+            assert ch is not None
+            assert not ch.enabled, "its scheduled drills stop"
+    finally:
+        await runtime.chat.close()
+        await runner.cleanup()
+        await api.stop()
+
+
+def test_serve_explains_missing_configuration(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from bot.cli import main
+
+    for var in ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET"):
+        monkeypatch.delenv(var, raising=False)
+    env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite3'}"}
+    socket = CliRunner().invoke(main, ["serve", "--platform", "slack"], env=env)
+    assert socket.exit_code == 1
+    assert "SLACK_APP_TOKEN" in socket.output
+    http = CliRunner().invoke(main, ["serve", "--platform", "slack", "--http"], env=env)
+    assert "SLACK_SIGNING_SECRET" in http.output
+    unknown = CliRunner().invoke(main, ["serve", "--platform", "irc"], env=env)
+    assert "choose platforms from" in unknown.output
