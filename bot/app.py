@@ -13,7 +13,7 @@ from .schedule.scheduler import DrillScheduler
 from .settings import CoreSettings
 
 log = logging.getLogger(__name__)
-PLATFORMS = ("slack",)
+PLATFORMS = ("slack", "discord")
 
 
 class ConfigError(Exception):
@@ -41,11 +41,15 @@ async def serve(platforms: list[str], *, http: bool = False, host: str = "0.0.0.
         raise ConfigError(f"choose platforms from: {', '.join(PLATFORMS)}")
     if "slack" in platforms:
         _check_slack(http)
+    if "discord" in platforms:
+        _check_discord()
     settings = CoreSettings()
     engine, scheduler, service = build_core(settings)
     runners = []
     if "slack" in platforms:
         runners.append(await _start_slack(engine, service, http=http, host=host, port=port))
+    if "discord" in platforms:
+        runners.append(_start_discord(engine, service))
     scheduler.start_background()
     try:
         await asyncio.gather(*runners)
@@ -88,3 +92,23 @@ async def _start_slack(engine: DrillEngine, service: TeamService, *, http: bool,
     assert settings.app_token is not None
     handler = AsyncSocketModeHandler(runtime.app, settings.app_token.get_secret_value())
     return handler.start_async()
+
+
+def _check_discord() -> None:
+    from .adapters.discord.settings import DiscordSettings
+
+    if DiscordSettings().token is None:
+        raise ConfigError("Discord needs DISCORD_TOKEN (the bot token from the Developer Portal)")
+
+
+def _start_discord(engine: DrillEngine, service: TeamService):  # type: ignore[no-untyped-def]
+    from .adapters.discord.bot import PLATFORM, TraceBot
+    from .adapters.discord.settings import DiscordSettings
+    from .adapters.slack.redact import install
+
+    settings = DiscordSettings()
+    assert settings.token is not None
+    install([settings.token.get_secret_value()])
+    bot = TraceBot(engine, service, settings)
+    engine.chats[PLATFORM] = bot.chat
+    return bot.run(settings.token.get_secret_value())

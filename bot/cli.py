@@ -169,7 +169,7 @@ def play(signature: str | None, difficulty: str | None, seed: int | None, minute
 
 @main.command()
 @click.option("--platform", "platforms", default="slack", show_default=True,
-              help="Comma-separated chat platforms to serve.")
+              help="Comma-separated chat platforms to serve: slack, discord, or slack,discord.")
 @click.option("--http", is_flag=True, help="Slack: serve HTTP (/slack/events) instead of Socket Mode.")
 @click.option("--host", default="0.0.0.0", show_default=True)
 @click.option("--port", type=click.IntRange(1, 65535), default=3000, show_default=True)

@@ -20,9 +20,9 @@ from sqlalchemy import func, select
 
 from bot.adapters.slack.app import build_slack
 from bot.adapters.slack.blocks import ANSWER_BLOCK, ANSWER_INPUT, MODAL_CALLBACK, SUBMIT_ACTION, escape
-from bot.adapters.slack.commands import parse
 from bot.adapters.slack.redact import RedactSecrets
 from bot.adapters.slack.settings import SlackSettings
+from bot.drills.commands import parse
 from bot.drills.engine import DrillEngine
 from bot.drills.service import TeamService
 from bot.store.db import Database

@@ -14,13 +14,13 @@ from typing import Any
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 
+from ...drills.commands import USAGE, parse
 from ...drills.engine import DrillEngine
 from ...drills.errors import DrillError, NotRecorded
 from ...drills.ports import ChannelRef, UserRef
 from ...drills.service import TeamService
 from .blocks import ANSWER_BLOCK, ANSWER_INPUT, MODAL_CALLBACK, SUBMIT_ACTION, answer_modal, escape
 from .chat import SlackChat, make_client
-from .commands import USAGE, parse
 from .installation import ThreadedInstallationStore, ThreadedStateStore
 from .settings import SlackSettings
 

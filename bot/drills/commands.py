@@ -1,4 +1,4 @@
-"""Parsing `/trace …` into a command: a table of small parsers, no platform objects."""
+"""Parsing `/trace …` text into a command (shared by the chat adapters): a table of small parsers."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from ...scenarios.ids import SIGNATURE_IDS
+from ..scenarios.ids import SIGNATURE_IDS
 
 USAGE = (
     "*Usage:* `/trace` (a drill now) · `/trace <signature>` (e.g. `/trace straggler`) · `/trace list` · "
