@@ -191,6 +191,27 @@ def serve(platforms: str, http: bool, host: str, port: int) -> None:
         pass
 
 
+@main.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the figures and findings as JSON.")
+@click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also draw the trace (a representative stretch, annotated) to this PNG.")
+def analyze(path: Path, as_json: bool, out_file: Path | None) -> None:
+    """Run the reading order on a Kineto / Chrome trace (file, .json.gz, or a folder of rank files)."""
+    from .analyze.service import AnalysisError, analyze_path
+
+    try:
+        result = analyze_path(path, picture=out_file is not None)
+    except AnalysisError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if out_file is not None and result.png is not None:
+        try:
+            out_file.write_bytes(result.png)
+        except OSError as exc:
+            raise click.ClickException(f"cannot write {out_file}: {exc.strerror or exc}") from exc
+    click.echo(json.dumps(result.json, ensure_ascii=False) if as_json else result.text)
+
+
 def _register_operator_commands() -> None:
     from .cli_ops import register
 

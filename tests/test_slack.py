@@ -333,8 +333,15 @@ async def test_oauth_install_store_and_uninstall_stop_the_workspace(database: Da
         async with aiohttp.ClientSession() as session, session.post(
                 f"http://127.0.0.1:{port}/slack/events", data=body.encode(), headers=headers) as resp:
             assert resp.status == 200
-        for _ in range(100):
-            if await runtime.chat.token_for("T1") is None:
+        def channel_enabled() -> bool:
+            with database.session() as s:
+                ws = repo.find_workspace(s, "slack", "T1")
+                ch = repo.find_channel(s, ws, "C1")  # type: ignore[arg-type]
+                assert ch is not None
+                return ch.enabled
+
+        for _ in range(200):
+            if await runtime.chat.token_for("T1") is None and not channel_enabled():
                 break
             await asyncio.sleep(0.05)
         assert await runtime.chat.token_for("T1") is None, "the installation is gone"

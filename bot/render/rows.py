@@ -33,7 +33,7 @@ class Layout:
 def window_of(s: Scenario) -> tuple[float, float]:
     """The stretch worth drawing: whole steps, few enough that bars stay readable."""
     steps = s.trace.steps
-    if s.trace.kind == "serving":
+    if s.trace.kind == "serving" or len(steps) < 4:
         return steps[0][0], steps[-1][1]
     if s.signature == "pipeline_bubbles":
         return steps[1]

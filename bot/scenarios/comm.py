@@ -6,8 +6,9 @@ import math
 
 import numpy as np
 
-from .common import TrainingSetup, draw_training, pick, resized
+from .common import TrainingSetup, draw_training, gpus, pick, resized
 from .hardware import ACHIEVABLE_BUSBW_FRACTION, TRAINING_GPUS
+from .model import Context
 
 BUCKET_CAP_BYTES = 25 * 2**20  # DDP's default bucket_cap_mb=25
 
@@ -58,4 +59,16 @@ def comm_complaint(rng: np.random.Generator, step_us: float, reference_us: float
                 "in the profile is being blamed on the interconnect.",
             ),
         )
+    )
+
+
+def comm_context(rng: np.random.Generator, setup: TrainingSetup, step_us: float, reference_us: float, mfu: float,
+                 mfu_reference: float) -> Context:
+    """The same framing for both twins: traces from every rank, and someone blaming NCCL."""
+    return Context(
+        title=f"{gpus(setup)} · {setup.model.name} · DDP training",
+        hardware=f"{gpus(setup)} ({setup.hw.link})",
+        model=f"{setup.model.name}, BF16, seq {setup.seq_len}, micro-batch {setup.micro_batch}",
+        parallelism=f"DDP over {setup.world} GPUs (traces from every rank)",
+        complaint=comm_complaint(rng, step_us, reference_us, mfu, mfu_reference),
     )

@@ -10,12 +10,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import TrainingSetup, by_difficulty, draw_training, pick
+from .common import TrainingSetup, by_difficulty, draw_training, ms, pick
 from .dp import DPRun, run_dp
 from .figures import api_calls_per_step, gpu_gaps
 from .hardware import TRAINING_GPUS
-from .model import Category, Event
-from .sim import CUDA_API
+from .model import Annotation, Category, Context, Event
+from .sim import COMPUTE, CUDA_API
 from .training import Op, transformer_program
 
 
@@ -102,3 +102,26 @@ def stall_complaint(rng: np.random.Generator, busy: float, step_us: float, after
             ),
         )
     )
+
+
+def stall_context(rng: np.random.Generator, run: StallRun) -> Context:
+    setup, f = run.setup, run.figures
+    return Context(
+        title=f"{setup.world}×{setup.hw.name} · {setup.model.name} · training",
+        hardware=f"{setup.world}×{setup.hw.name}",
+        model=f"{setup.model.name}, BF16, seq {setup.seq_len}, micro-batch {setup.micro_batch}",
+        parallelism="single GPU" if setup.world == 1 else f"DDP over {setup.world} GPUs (trace: rank 0)",
+        complaint=stall_complaint(rng, f["gpu_busy_pct"], f["step_ms"] * 1000, f["step_after_ms"] * 1000),
+    )
+
+
+def stall_annotations(run: StallRun, api_label: str, after_what: str) -> list[Annotation]:
+    """Mark the first stalling API bar and the GPU hole after it."""
+    first = run.stall_calls[0]
+    gap = next((g for g in run.gaps if g[0] >= first.start - 1.0), run.gaps[0])
+    f = run.figures
+    return [
+        Annotation(0, CUDA_API, first.start, first.end, api_label),
+        Annotation(0, COMPUTE, gap[0], gap[1], f"GPU idle ~{ms(f['mean_gap_ms'] * 1000)} after each {after_what} · "
+                   f"{f['gpu_idle_pct']:.0f}% of the step"),
+    ]

@@ -6,9 +6,8 @@ import numpy as np
 
 from ..common import finish, ms, plural
 from ..figures import hta_view
-from ..model import Annotation, Context, Reveal, Scenario
-from ..sim import COMPUTE, CUDA_API
-from ..stalls import run_stall, stall_complaint
+from ..model import Reveal, Scenario
+from ..stalls import run_stall, stall_annotations, stall_context
 
 ID = "alloc_stall"
 TITLE = "Memory-allocation stalls"
@@ -25,13 +24,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     mallocs = sum(1 for c in stall.stall_calls if c.name == "cudaMalloc")
     frees = sum(1 for c in stall.stall_calls if c.name == "cudaFree")
     f |= {"mallocs_per_step": float(mallocs), "frees_per_step": float(frees)}
-    context = Context(
-        title=f"{setup.world}×{setup.hw.name} · {setup.model.name} · training",
-        hardware=f"{setup.world}×{setup.hw.name}",
-        model=f"{setup.model.name}, BF16, seq {setup.seq_len}, micro-batch {setup.micro_batch}",
-        parallelism="single GPU" if setup.world == 1 else f"DDP over {setup.world} GPUs (trace: rank 0)",
-        complaint=stall_complaint(rng, f["gpu_busy_pct"], step, after),
-    )
+    context = stall_context(rng, stall)
     free_text = f" and {frees} cudaFree (after empty_cache())" if frees else ""
     reveal = Reveal(
         headline="Allocation stalls — steady-state cudaMalloc/cudaFree: the caching allocator misses every step.",
@@ -77,12 +70,6 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
             "cudaMalloc / cudaFree under an allocation, not cudaStreamSynchronize under aten::item."
         ),
     )
-    first = stall.stall_calls[0]
-    gap = next((g for g in stall.gaps if g[0] >= first.start - 1.0), stall.gaps[0])
-    annotations = [
-        Annotation(0, CUDA_API, first.start, first.end, f"{first.name} in steady state ×{len(stall.stall_calls)}/step"),
-        Annotation(0, COMPUTE, gap[0], gap[1], f"GPU idle ~{ms(f['mean_gap_ms'] * 1000)} after each allocation · "
-                   f"{f['gpu_idle_pct']:.0f}% of the step"),
-    ]
+    annotations = stall_annotations(stall, f"{stall.stall_calls[0].name} in steady state ×{len(stall.stall_calls)}/step", "allocation")
     return finish(ID, seed, difficulty, setup.hw, context, run.ranks, "training", run.windows[0], f,
                   reveal, annotations, run.first_step_number)

@@ -6,12 +6,12 @@ import statistics
 
 import numpy as np
 
-from ..comm import comm_complaint, comm_share_plan, draw_comm_setup
-from ..common import by_difficulty, finish, gb, gpus, ms
+from ..comm import comm_context, comm_share_plan, draw_comm_setup
+from ..common import by_difficulty, finish, gb, ms
 from ..dp import run_dp
 from ..figures import hta_view
 from ..intervals import union
-from ..model import Annotation, Category, Context, Reveal, Scenario
+from ..model import Annotation, Category, Reveal, Scenario
 from ..sim import COMPUTE, NCCL
 from ..training import transformer_program
 
@@ -76,13 +76,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
-    context = Context(
-        title=f"{gpus(setup)} · {setup.model.name} · DDP training",
-        hardware=f"{gpus(setup)} ({setup.hw.link})",
-        model=f"{setup.model.name}, BF16, seq {setup.seq_len}, micro-batch {setup.micro_batch}",
-        parallelism=f"DDP over {setup.world} GPUs (traces from every rank)",
-        complaint=comm_complaint(rng, step, after, mfu, mfu_after),
-    )
+    context = comm_context(rng, setup, step, after, mfu, mfu_after)
     others = [c for r, c in enumerate(per_rank) if r != culprit]
     reveal = Reveal(
         headline=f"Straggler — rank {culprit} computes {per_rank[culprit] / healthy_compute:.2f}× slower; "

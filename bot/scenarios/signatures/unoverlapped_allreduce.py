@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..comm import comm_complaint, comm_share_plan, ddp_buckets, draw_comm_setup
-from ..common import by_difficulty, finish, gb, gpus, ms, pct
+from ..comm import comm_context, comm_share_plan, ddp_buckets, draw_comm_setup
+from ..common import by_difficulty, finish, gb, ms, pct
 from ..dp import run_dp
 from ..figures import hta_view
 from ..kernels import NCCL_ALLREDUCE_SIMPLE
-from ..model import Annotation, Category, Context, Reveal, Scenario
+from ..model import Annotation, Category, Reveal, Scenario
 from ..sim import COMPUTE, NCCL
 from ..training import Op, transformer_program
 
@@ -63,13 +63,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
-    context = Context(
-        title=f"{gpus(setup)} · {setup.model.name} · DDP training",
-        hardware=f"{gpus(setup)} ({setup.hw.link})",
-        model=f"{setup.model.name}, BF16, seq {setup.seq_len}, micro-batch {setup.micro_batch}",
-        parallelism=f"DDP over {setup.world} GPUs (traces from every rank)",
-        complaint=comm_complaint(rng, step, after, mfu, mfu_after),
-    )
+    context = comm_context(rng, setup, step, after, mfu, mfu_after)
     hidden_text = "none" if exposed >= 0.995 * comm else f"only {pct(1 - exposed / comm)}"
     moved = 2.0 * (setup.world - 1) / setup.world * setup.grad_bytes
     reveal = Reveal(

@@ -1,0 +1,1 @@
+"""Reading a real Kineto / Chrome trace: import it, run the reading order, name the likeliest signature."""

@@ -1,0 +1,221 @@
+"""Chrome-trace / Kineto JSON (plain or gzipped, one file per rank or a folder of them) into the trace model.
+
+Events are streamed with ijson, so a 50 MB trace is never held as one big Python structure; each event becomes
+a slotted Event right away.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import ijson
+
+from ..scenarios.model import Category, Event, Rank, Track, TrackKind
+
+MAX_FILES = 64
+MAX_BYTES = 512 * 2**20  # per file, decompressed
+
+
+class TraceFileError(Exception):
+    """A file that is not a usable trace; the message is one line a person can act on."""
+
+
+@dataclass(slots=True)
+class RawRank:
+    rank: int
+    world_size: int
+    source: str
+    device_name: str = ""
+    kernels: list[Event] = field(default_factory=list)  # kernels, copies, memsets (category tells)
+    kernel_streams: list[int] = field(default_factory=list)
+    runtime: list[Event] = field(default_factory=list)  # CUDA runtime/driver calls (correlation kept)
+    cpu: dict[int, list[Event]] = field(default_factory=dict)  # tid → ops
+    annotations: list[Event] = field(default_factory=list)  # user annotations incl. ProfilerStep#N
+    counters: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    thread_names: dict[int, str] = field(default_factory=dict)
+
+
+def trace_files(path: Path) -> list[Path]:
+    if not path.exists():
+        raise TraceFileError(f"{path}: no such file or folder")
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.name.endswith((".json", ".json.gz", ".pt.trace.json",
+                                                                     ".pt.trace.json.gz")))
+        files = [p for p in files if p.name != "scenario.json"]
+        if not files:
+            raise TraceFileError(f"{path}: no .json or .json.gz trace files in this folder")
+        if len(files) > MAX_FILES:
+            raise TraceFileError(f"{path}: {len(files)} trace files; at most {MAX_FILES} ranks are read")
+        return files
+    return [path]
+
+
+def _open(path: Path) -> IO[bytes]:
+    with path.open("rb") as probe:
+        magic = probe.read(2)
+    if magic == b"\x1f\x8b":
+        return gzip.GzipFile(path, "rb")  # type: ignore[return-value]
+    return path.open("rb")
+
+
+def _category(cat: str, name: str) -> Category | None:
+    if cat == "kernel":
+        return Category.NCCL if "nccl" in name.lower() else Category.COMPUTE
+    if cat in ("gpu_memcpy", "gpu_memset"):
+        return Category.MEMCPY
+    if cat in ("cuda_runtime", "cuda_driver"):
+        if "Synchronize" in name or name == "cudaEventSynchronize":
+            return Category.SYNC
+        if "Malloc" in name or "Free" in name:
+            return Category.MALLOC
+        return Category.LAUNCH
+    return None
+
+
+def read_rank(path: Path, fallback_rank: int) -> RawRank:
+    """Stream one file's events into a RawRank. Raises TraceFileError with a clear reason."""
+    meta = _read_meta(path)
+    raw = RawRank(meta.get("rank", fallback_rank), meta.get("world_size", 1), path.name, meta.get("device", ""))
+    seen = 0
+    try:
+        with _open(path) as f:
+            for ev in ijson.items(f, "traceEvents.item", use_float=True):
+                seen += 1
+                _add(raw, ev)
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise TraceFileError(f"{path.name}: the gzip stream is truncated or corrupt ({exc})") from exc
+    except ijson.JSONError as exc:
+        raise TraceFileError(f"{path.name}: not valid JSON ({_one_line(exc)})") from exc
+    if seen == 0:
+        raise TraceFileError(f"{path.name}: no traceEvents — not a Chrome / Kineto trace")
+    return raw
+
+
+def _read_meta(path: Path) -> dict[str, Any]:
+    """distributedInfo (rank, world size) and the device name, read from the top level without the events."""
+    meta: dict[str, Any] = {}
+    try:
+        with _open(path) as f:
+            for prefix, event, value in ijson.parse(f):
+                if prefix == "distributedInfo.rank" and event == "number":
+                    meta["rank"] = int(value)
+                elif prefix == "distributedInfo.world_size" and event == "number":
+                    meta["world_size"] = int(value)
+                elif prefix == "deviceProperties.item.name" and "device" not in meta:
+                    meta["device"] = str(value)
+                elif prefix == "traceEvents" and event == "start_array" and "rank" in meta:
+                    break
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise TraceFileError(f"{path.name}: the gzip stream is truncated or corrupt ({exc})") from exc
+    except ijson.JSONError as exc:
+        raise TraceFileError(f"{path.name}: not valid JSON ({_one_line(exc)})") from exc
+    return meta
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:80]
+
+
+def _int(value: Any) -> int:
+    """Ids as integers; anything malformed becomes 0 (no correlation / default stream)."""
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _num(value: Any) -> float:
+    return float(value) if isinstance(value, int | float) else float(str(value))
+
+
+def _add(raw: RawRank, ev: Any) -> None:
+    if not isinstance(ev, dict):
+        return
+    ph = ev.get("ph")
+    name = str(ev.get("name", ""))
+    if ph == "M":
+        if name == "thread_name" and isinstance(ev.get("args"), dict):
+            with contextlib.suppress(TypeError, ValueError):
+                raw.thread_names[int(ev.get("tid", 0))] = str(ev["args"].get("name", ""))
+        return
+    if ph == "C":
+        sample = ev.get("args")
+        if isinstance(sample, dict) and sample:
+            with contextlib.suppress(TypeError, ValueError):
+                raw.counters.setdefault(name, []).append((_num(ev.get("ts", 0)), _num(next(iter(sample.values())))))
+        return
+    if ph != "X" or "ts" not in ev:
+        return
+    try:
+        ts, dur = _num(ev["ts"]), _num(ev.get("dur", 0))
+    except (TypeError, ValueError):
+        return
+    cat = str(ev.get("cat", ""))
+    given = ev.get("args")
+    args: dict[str, Any] = given if isinstance(given, dict) else {}
+    category = _category(cat, name)
+    if cat in ("kernel", "gpu_memcpy", "gpu_memset") and category is not None:
+        raw.kernels.append(Event(name, ts, dur, category, _int(args.get("correlation"))))
+        raw.kernel_streams.append(_int(args.get("stream", ev.get("tid"))))
+    elif category is not None:
+        raw.runtime.append(Event(name, ts, dur, category, _int(args.get("correlation"))))
+    elif cat == "user_annotation":
+        is_step = name.startswith("ProfilerStep#")
+        raw.annotations.append(Event(name, ts, dur, Category.STEP if is_step else Category.RANGE))
+    elif cat in ("cpu_op", "python_function") and dur > 0:
+        kind = Category.DATALOADER if "DataLoader" in name or "dataloader" in name.lower() else Category.CPU_OP
+        try:
+            tid = int(ev.get("tid", 0))
+        except (TypeError, ValueError):
+            tid = 0
+        raw.cpu.setdefault(tid, []).append(Event(name, ts, dur, kind))
+
+
+def to_rank(raw: RawRank, t0: float) -> Rank:
+    """The trace model's Rank, times shifted so the whole profile starts at 0."""
+    def shift(e: Event) -> Event:
+        return Event(e.name, e.start - t0, e.dur, e.category, e.correlation, None, e.kind)
+
+    tracks: list[Track] = []
+    main_tid = max(raw.cpu, key=lambda t: len(raw.cpu[t])) if raw.cpu else None
+    if main_tid is not None:
+        tracks.append(Track("python (main)", TrackKind.CPU_THREAD, [shift(e) for e in raw.cpu[main_tid]]))
+    for tid, events in raw.cpu.items():
+        if tid != main_tid and any(e.category is Category.DATALOADER for e in events):
+            tracks.append(Track(raw.thread_names.get(tid, f"thread {tid}")[:40], TrackKind.CPU_THREAD,
+                                [shift(e) for e in events]))
+    tracks.append(Track("NVTX", TrackKind.ANNOTATION, [shift(e) for e in raw.annotations]))
+    tracks.append(Track("CUDA API", TrackKind.CUDA_API, [shift(e) for e in raw.runtime]))
+    streams: dict[int, list[Event]] = {}
+    for e, s in zip(raw.kernels, raw.kernel_streams, strict=True):
+        streams.setdefault(s, []).append(shift(e))
+    for s in sorted(streams):
+        events = sorted(streams[s], key=lambda e: e.start)
+        kinds = [e.category for e in events]
+        role = max(("compute", Category.COMPUTE), ("NCCL", Category.NCCL), ("memcpy", Category.MEMCPY),
+                   key=lambda rc: kinds.count(rc[1]))[0]
+        label = f"Stream {s} ({role})"
+        tracks.append(Track(label, TrackKind.GPU_STREAM, events, stream=s))
+    for name, samples in raw.counters.items():
+        samples.sort()
+        tracks.append(Track(name, TrackKind.COUNTER, sample_times=[t - t0 for t, _ in samples],
+                            sample_values=[v for _, v in samples], unit="%" if "%" in name else ""))
+    return Rank(raw.rank, tracks)
+
+
+def load(path: Path) -> list[RawRank]:
+    files = trace_files(path)
+    ranks = [read_rank(p, i) for i, p in enumerate(files)]
+    if not any(r.kernels for r in ranks):
+        raise TraceFileError(f"{path.name}: no GPU kernels in this trace (was CUDA activity profiled?)")
+    seen: set[int] = set()
+    for i, r in enumerate(ranks):  # two files claiming one rank: keep both, renumber the later one
+        if r.rank in seen:
+            r.rank = max(seen) + 1 + i
+        seen.add(r.rank)
+    return sorted(ranks, key=lambda r: r.rank)

@@ -1,0 +1,132 @@
+"""`tracedrill analyze`: real HTA traces agree with HTA, every synthetic scenario is named, bad files get one
+clear line."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+import shutil
+import warnings
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bot.analyze.service import AnalysisError, analyze_path
+from bot.cli import main
+from bot.scenarios.export import export_scenario
+from bot.scenarios.ids import SIGNATURE_IDS
+from bot.scenarios.registry import generate
+
+REAL = Path(__file__).resolve().parents[2] / "shared" / "real-traces"
+TOLERANCE_PP = 2.0
+
+
+def _real(tmp_path: Path, *names: str) -> Path:
+    folder = tmp_path / "real"
+    folder.mkdir()
+    for n in names:
+        shutil.copy(REAL / n, folder / n)
+    return folder
+
+
+def _hta(folder: Path):  # type: ignore[no-untyped-def]
+    logging.getLogger("hta").setLevel(logging.ERROR)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from hta.trace_analysis import TraceAnalysis
+
+        t = TraceAnalysis(trace_dir=str(folder))
+        return t.get_temporal_breakdown(visualize=False), t.get_comm_comp_overlap(visualize=False)
+
+
+@pytest.mark.parametrize("names", [("alexnet_a100.json.gz",), ("sampled_rank-0.json.gz", "sampled_rank-1.json.gz")])
+def test_real_traces_agree_with_hta(names: tuple[str, ...], tmp_path: Path) -> None:
+    folder = _real(tmp_path, *names)
+    ours = analyze_path(folder).json
+    breakdown, overlap = _hta(folder)
+    assert sorted(r["rank"] for r in ours["ranks"]) == sorted(breakdown["rank"])
+    for rank in ours["ranks"]:
+        row = breakdown.loc[breakdown["rank"] == rank["rank"]].iloc[0]
+        assert rank["hta"]["idle_pct"] == pytest.approx(float(row["idle_time_pctg"]), abs=TOLERANCE_PP)
+        assert rank["hta"]["compute_pct"] == pytest.approx(float(row["compute_time_pctg"]), abs=TOLERANCE_PP)
+        assert rank["hta"]["non_compute_pct"] == pytest.approx(float(row["non_compute_time_pctg"]), abs=TOLERANCE_PP)
+        hta_overlap = float(overlap.loc[overlap["rank"] == rank["rank"], "comp_comm_overlap_pctg"].iloc[0])
+        if hta_overlap == hta_overlap:  # NaN when a rank has no communication
+            assert rank["hta"]["overlap_pct"] == pytest.approx(hta_overlap, abs=TOLERANCE_PP)
+
+
+def test_a_real_trace_without_profiler_steps_is_read_as_one_window(tmp_path: Path) -> None:
+    result = analyze_path(_real(tmp_path, "alexnet_a100.json.gz"))
+    assert "No ProfilerStep#N annotations" in result.text
+    assert all(f["confidence"] <= 0.6 for f in result.json["findings"]), "honest about weak evidence"
+
+
+@pytest.mark.parametrize("signature", SIGNATURE_IDS)
+def test_every_synthetic_scenario_is_named(signature: str, tmp_path: Path) -> None:
+    for seed in range(3):
+        for difficulty in ("easy", "medium"):
+            folder = tmp_path / f"{seed}-{difficulty}"
+            export_scenario(generate(signature, seed, difficulty), folder)
+            result = analyze_path(folder)
+            assert result.signature == signature, (seed, difficulty, result.json["findings"][:2])
+
+
+def test_analysis_figures_match_the_generators_ground_truth(tmp_path: Path) -> None:
+    s = generate("input_starvation", 5, "medium")
+    export_scenario(s, tmp_path)
+    figures = analyze_path(tmp_path).json["ranks"][0]["figures"]
+    assert figures["gpu_idle_pct"] == pytest.approx(s.figures["gpu_idle_pct"], abs=3.0)
+    assert figures["step_ms"] == pytest.approx(s.figures["step_ms"], rel=0.05)
+
+
+def test_cli_analyze_json_and_picture(tmp_path: Path) -> None:
+    export_scenario(generate("launch_bound", 1), tmp_path / "t")
+    runner = CliRunner()
+    result = runner.invoke(main, ["analyze", str(tmp_path / "t"), "--json", "--out", str(tmp_path / "a.png")])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert doc["signature"] == "launch_bound"
+    assert {"figures", "hta", "top_kernels"} <= set(doc["ranks"][0])
+    assert (tmp_path / "a.png").read_bytes()[:4] == b"\x89PNG"
+    text = runner.invoke(main, ["analyze", str(tmp_path / "t" / "rank-0.json")])
+    for part in ("Step boundary.", "Gaps.", "Overlap.", "Top kernels.", "Most likely:"):
+        assert part in text.output
+
+
+def _bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    good = tmp_path / "good"
+    export_scenario(generate("healthy", 1), good)
+    raw = (good / "rank-0.json").read_bytes()
+    truncated = tmp_path / "truncated.json.gz"
+    truncated.write_bytes(gzip.compress(raw)[:2000])
+    not_trace = tmp_path / "config.json"
+    not_trace.write_text(json.dumps({"learning_rate": 0.1, "layers": [1, 2]}))
+    doc = json.loads(raw)
+    cpu_only = tmp_path / "cpu_only.json"
+    cpu_only.write_text(json.dumps({**doc, "traceEvents": [e for e in doc["traceEvents"]
+                                                           if e.get("cat") not in ("kernel", "gpu_memcpy")]}))
+    no_steps = tmp_path / "zero_steps.json"
+    events = [e for e in doc["traceEvents"] if not str(e.get("name", "")).startswith("ProfilerStep")]
+    events.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1,
+                   "ts": 10**12, "dur": 5})  # a step far from any GPU work
+    no_steps.write_text(json.dumps({**doc, "traceEvents": events}))
+    garbage = tmp_path / "garbage.json"
+    garbage.write_bytes(b"\x00\x01{not json at all")
+    return {"truncated": (truncated, "gzip"), "not a trace": (not_trace, "traceEvents"),
+            "no GPU events": (cpu_only, "no GPU kernels"), "0 steps": (no_steps, "0 usable steps"),
+            "garbage": (garbage, "JSON"), "missing": (tmp_path / "nope.json", "no such file")}
+
+
+def test_bad_files_get_one_clear_line(tmp_path: Path) -> None:
+    runner = CliRunner()
+    for label, (path, needle) in _bad_files(tmp_path).items():
+        with pytest.raises(AnalysisError, match=needle):
+            analyze_path(path)
+        result = runner.invoke(main, ["analyze", str(path)])
+        assert result.exit_code == 1, label
+        message = result.output.strip()
+        assert message.startswith("Error:"), label
+        assert len(message.splitlines()) == 1, (label, message)
+        assert "Traceback" not in message
