@@ -251,3 +251,42 @@ def test_serve_needs_a_discord_token(monkeypatch: pytest.MonkeyPatch, tmp_path) 
 def test_guild_ids_setting_parses_a_comma_list(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DISCORD_GUILD_IDS", "1, 22,333")
     assert DiscordSettings().guild_ids == [1, 22, 333]
+
+
+async def test_trace_analyze_with_an_attachment(discord_env: Harness, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from aiohttp import web
+
+    from bot.scenarios.export import export_scenario
+    from bot.scenarios.registry import generate
+
+    h = discord_env
+    export_scenario(generate("alloc_stall", 2), tmp_path)
+    data = (tmp_path / "rank-0.json").read_bytes()
+    async def serve_file(_request: web.Request) -> web.Response:
+        return web.Response(body=data)
+
+    app = web.Application()
+    app.router.add_get("/a/rank-0.json", serve_file)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    url = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}/a/rank-0.json"  # type: ignore[union-attr]
+
+    def attachment(name: str, size: int) -> dict[str, Any]:
+        return {"id": "555", "filename": name, "size": size, "url": url, "proxy_url": url, "content_type": None}
+
+    try:
+        too_big = h.send(interaction(2, {"id": "778", "name": "trace-analyze", "type": 1, "guild_id": GUILD,
+                                         "options": [{"name": "trace", "type": 11, "value": "555"}],
+                                         "resolved": {"attachments": {"555": attachment("huge.json", 10**9)}}}))
+        reply = (await h.api.wait_for("POST", f"/interactions/{too_big['id']}/"))[0].json
+        assert "over the 50 MB limit" in reply["data"]["content"]  # type: ignore[index]
+        ok = h.send(interaction(2, {"id": "778", "name": "trace-analyze", "type": 1, "guild_id": GUILD,
+                                    "options": [{"name": "trace", "type": 11, "value": "555"}],
+                                    "resolved": {"attachments": {"555": attachment("rank-0.json", len(data))}}}))
+        result = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{ok['token']}", seconds=20))[0]
+        assert "alloc_stall" in result.json["content"]  # type: ignore[index]
+        assert result.files == ["analysis.png"]
+    finally:
+        await runner.cleanup()

@@ -371,3 +371,25 @@ def test_serve_explains_missing_configuration(monkeypatch: pytest.MonkeyPatch, t
     assert "SLACK_SIGNING_SECRET" in http.output
     unknown = CliRunner().invoke(main, ["serve", "--platform", "irc"], env=env)
     assert "choose platforms from" in unknown.output
+
+
+async def test_trace_analyze_reads_the_newest_shared_trace(slack: Harness, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from bot.scenarios.export import export_scenario
+    from bot.scenarios.registry import generate
+
+    await slack.command("analyze")
+    first = (await slack.api.wait_for("response_url", 1))[-1].params["text"]
+    assert "Share a torch.profiler trace" in first
+    export_scenario(generate("sync_stall", 4), tmp_path)
+    slack.api.shared_files["notes.txt"] = b"hello"
+    slack.api.shared_files["rank-0.json"] = (tmp_path / "rank-0.json").read_bytes()
+    await slack.command("analyze")
+    reply = (await slack.api.wait_for("response_url", 2))[-1].params
+    assert reply["response_type"] == "in_channel", reply
+    assert "Most likely" in reply["text"]
+    assert "sync_stall" in reply["text"]
+    await slack.api.wait_for("files.completeUploadExternal")
+    slack.api.shared_files["broken.json.gz"] = b"\x1f\x8b\x08\x00garbage"
+    await slack.command("analyze")
+    error = (await slack.api.wait_for("response_url", 3))[-1].params["text"]
+    assert "gzip" in error

@@ -41,3 +41,28 @@ def analyze_path(path: Path, *, picture: bool = False, theme: str = "light") -> 
         device = next((r.device_name for r in raws if r.device_name), "")
         png = render_png(as_scenario(reading, source, device), theme_name=theme, reveal=True)
     return AnalysisResult(report_text(reading, source), report_json(reading, source), png, reading.top.signature)
+
+
+MAX_UPLOAD_BYTES = 50 * 2**20
+TRACE_SUFFIXES = (".json", ".json.gz", ".gz")
+
+
+def check_upload(filename: str, size: int) -> None:
+    """Before downloading a chat attachment: a clear reason to refuse, or nothing."""
+    if not filename.lower().endswith(TRACE_SUFFIXES):
+        raise AnalysisError(f"{filename}: expected a Kineto / Chrome trace (.json or .json.gz)")
+    if size > MAX_UPLOAD_BYTES:
+        raise AnalysisError(f"{filename}: {size / 2**20:.0f} MB is over the {MAX_UPLOAD_BYTES // 2**20} MB limit "
+                            "(trim the profile to a few steps)")
+
+
+def analyze_bytes(filename: str, data: bytes, *, picture: bool = True) -> AnalysisResult:
+    """Analyse an uploaded trace (written to a private temporary folder first)."""
+    import tempfile
+
+    check_upload(filename, len(data))
+    safe = Path(filename).name or "trace.json"
+    with tempfile.TemporaryDirectory(prefix="tracedrill-") as tmp:
+        path = Path(tmp) / safe
+        path.write_bytes(data)
+        return analyze_path(path, picture=picture)

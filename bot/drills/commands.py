@@ -12,7 +12,8 @@ USAGE = (
     "*Usage:* `/trace` (a drill now) · `/trace <signature>` (e.g. `/trace straggler`) · `/trace list` · "
     "`/trace leaderboard [week|month|all]` · `/trace stats` · `/trace schedule <days> <HH:MM> [timezone]` "
     "(e.g. `weekdays 09:30 Europe/Berlin`) · `/trace schedule off` · "
-    "`/trace group create|join|leave|leaderboard <name>` · `/trace group list` · `/trace help`"
+    "`/trace group create|join|leave|leaderboard <name>` · `/trace group list` · "
+    "`/trace analyze` (reads the newest .json/.json.gz trace you shared in this channel) · `/trace help`"
 )
 _DAYS = {"weekdays": "mon-fri", "daily": "mon-sun", "everyday": "mon-sun", "weekends": "sat,sun"}
 _DAY_LIST = re.compile(r"^(mon|tue|wed|thu|fri|sat|sun)([,-](mon|tue|wed|thu|fri|sat|sun))*$")
@@ -88,6 +89,10 @@ def _schedule(rest: list[str]) -> Command:
     return Command("schedule", weekdays=days, hour=int(m.group(1)), minute=int(m.group(2)), timezone=tz)
 
 
+def _analyze(rest: list[str]) -> Command:
+    return Command("analyze") if not rest else Command("usage", error="Share a trace file, then `/trace analyze`.")
+
+
 def _group(rest: list[str]) -> Command:
     if not rest:
         return Command("usage", error="Try `/trace group list`.")
@@ -100,4 +105,4 @@ def _group(rest: list[str]) -> Command:
 
 
 _PARSERS = {"list": _list, "help": _help, "stats": _stats, "leaderboard": _leaderboard, "schedule": _schedule,
-            "group": _group}
+            "group": _group, "analyze": _analyze}

@@ -22,6 +22,7 @@ class Call:
 class FakeSlackAPI:
     calls: list[Call] = field(default_factory=list)
     rate_limit: dict[str, int] = field(default_factory=dict)  # method → how many 429s to answer first
+    shared_files: dict[str, bytes] = field(default_factory=dict)  # files people shared, by name
     admins: set[str] = field(default_factory=lambda: {"UADMIN"})
     base: str = ""
     _ts: itertools.count = field(default_factory=lambda: itertools.count(1))  # type: ignore[type-arg]
@@ -44,6 +45,7 @@ class FakeSlackAPI:
         app.router.add_get("/api/{method}", self._api)
         app.router.add_post("/upload/{file_id}", self._upload)
         app.router.add_post("/respond/{n}", self._respond)
+        app.router.add_get("/files/{name}", self._file)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -91,6 +93,10 @@ class FakeSlackAPI:
             raw = params.get("files", "[]")
             files = json.loads(raw) if isinstance(raw, str) else raw
             return {"ok": True, "files": [{"id": f.get("id"), "title": f.get("title")} for f in files or []]}
+        if method == "files.list":
+            return {"ok": True, "files": [{"id": f"F{i}", "name": n, "size": len(b), "created": 1700000000 + i,
+                                           "url_private": f"{self.base}/files/{n}"}
+                                          for i, (n, b) in enumerate(self.shared_files.items())]}
         if method == "users.info":
             uid = params.get("user", "")
             return {"ok": True, "user": {"id": uid, "is_admin": uid in self.admins, "is_owner": False}}
@@ -101,6 +107,12 @@ class FakeSlackAPI:
         self.calls.append(Call("upload", {"file_id": request.match_info["file_id"], "bytes": len(body),
                                           "png": b"\x89PNG" in body[:2000]}))
         return web.Response(text=f"OK - {len(body)}")
+
+    async def _file(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        if request.headers.get("Authorization", "") != "Bearer xoxb-test-token-456" or name not in self.shared_files:
+            return web.Response(status=404)
+        return web.Response(body=self.shared_files[name])
 
     async def _respond(self, request: web.Request) -> web.Response:
         self.calls.append(Call("response_url", dict(await request.json())))

@@ -4,6 +4,7 @@ button, the answer modal. Every interaction is answered or deferred at once; the
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 from typing import Any
 
@@ -28,7 +29,7 @@ GROUP_ACTIONS = [app_commands.Choice(name=a, value=a) for a in ("create", "join"
 HELP = ("**tracedrill** — `/trace` (a drill now; `signature:` to drill one) · `/trace-leaderboard [period]` · "
         "`/trace-stats` · `/trace-schedule days:weekdays time:09:30 timezone:Europe/Berlin` (Manage Server; "
         "`days:off` stops it) · `/trace-group action:create|join|leave|list|leaderboard name:<group>` · "
-        "`/trace-help`. Press **Submit diagnosis** under a drill to answer; the reveal arrives in its thread.")
+        "`/trace-analyze trace:<your .json/.json.gz>` · `/trace-help`. Press **Submit diagnosis** under a drill to answer; the reveal arrives in its thread.")
 
 
 def refs(interaction: discord.Interaction) -> tuple[ChannelRef, UserRef]:
@@ -96,6 +97,21 @@ class TraceBot:
             log.exception("command failed")
             text = "Something went wrong; please try again."
         await interaction.followup.send(text[:2000], ephemeral=True, allowed_mentions=NO_PINGS)
+
+    async def _analyze(self, interaction: discord.Interaction, trace: discord.Attachment) -> None:
+        from ...analyze.service import AnalysisError, analyze_bytes
+
+        try:
+            data = await trace.read()
+            result = await asyncio.to_thread(analyze_bytes, trace.filename, data)
+        except AnalysisError as exc:
+            await interaction.followup.send(str(exc)[:2000], allowed_mentions=NO_PINGS)
+            return
+        except discord.HTTPException:
+            await interaction.followup.send("Could not download that attachment; please try again.")
+            return
+        files = [discord.File(io.BytesIO(result.png), "analysis.png")] if result.png else []
+        await interaction.followup.send(f"```\n{result.text[:1900]}\n```", files=files, allowed_mentions=NO_PINGS)
 
     def _register(self) -> None:
         tree, service, engine = self.tree, self.service, self.engine
@@ -166,6 +182,19 @@ class TraceBot:
             await interaction.response.defer(ephemeral=True)
             channel, user = refs(interaction)
             self.background(self._reply_later(interaction, service.group_text(action, name, user, channel)))
+
+        @tree.command(name="trace-analyze", description="Run the reading order on your own torch.profiler trace")
+        @app_commands.guild_only()
+        async def analyze(interaction: discord.Interaction, trace: discord.Attachment) -> None:
+            from ...analyze.service import AnalysisError, check_upload
+
+            try:
+                check_upload(trace.filename, trace.size)
+            except AnalysisError as exc:
+                await interaction.response.send_message(str(exc), ephemeral=True)
+                return
+            await interaction.response.defer(thinking=True)
+            self.background(self._analyze(interaction, trace))
 
         @tree.command(name="trace-help", description="How tracedrill works")
         async def help_(interaction: discord.Interaction) -> None:

@@ -26,7 +26,8 @@ from .settings import SlackSettings
 
 log = logging.getLogger(__name__)
 PLATFORM = "slack"
-BOT_SCOPES = ["commands", "chat:write", "files:write", "channels:history", "groups:history", "users:read"]
+BOT_SCOPES = ["commands", "chat:write", "files:write", "files:read", "channels:history", "groups:history",
+              "users:read"]
 
 
 @dataclass
@@ -97,6 +98,9 @@ def _register(app: AsyncApp, engine: DrillEngine, service: TeamService, settings
         try:
             if cmd.name == "drill":
                 await engine.start(channel, signature=cmd.signature)
+                return
+            if cmd.name == "analyze":
+                await _analyze_shared_trace(client, channel, user, respond)
                 return
             if cmd.name == "leaderboard":
                 text = await service.leaderboard_text(channel, cmd.period)
@@ -190,3 +194,37 @@ async def _is_admin(client: Any, user_id: str) -> bool:
         return False
     u = info.get("user") or {}
     return bool(u.get("is_admin") or u.get("is_owner"))
+
+
+async def _analyze_shared_trace(client: Any, channel: ChannelRef, user: UserRef, respond: Any) -> None:
+    """Read the newest trace file this person shared in the channel, run the reading order, post the result."""
+    import aiohttp
+
+    from ...analyze.service import TRACE_SUFFIXES, AnalysisError, analyze_bytes, check_upload
+
+    listing = await client.files_list(channel=channel.channel, user=user.user, count=20)
+    files = [f for f in listing.get("files", []) if str(f.get("name", "")).lower().endswith(TRACE_SUFFIXES)]
+    if not files:
+        await respond(response_type="ephemeral", text="Share a torch.profiler trace (.json or .json.gz) in this "
+                      "channel first, then run `/trace analyze`.")
+        return
+    newest = max(files, key=lambda f: f.get("created", 0))
+    name = str(newest.get("name"))
+    try:
+        check_upload(name, int(newest.get("size", 0)))
+        async with aiohttp.ClientSession() as session, session.get(
+                newest["url_private"], headers={"Authorization": f"Bearer {client.token}"}) as resp:
+            if resp.status != 200:
+                raise AnalysisError(f"{name}: Slack would not hand over the file (HTTP {resp.status})")
+            data = bytearray()
+            async for chunk in resp.content.iter_chunked(2**16):
+                data += chunk
+                check_upload(name, len(data))  # never hold more than the limit, whatever Slack said
+        result = await asyncio.to_thread(analyze_bytes, name, bytes(data))
+    except AnalysisError as exc:
+        await respond(response_type="ephemeral", text=escape(str(exc)))
+        return
+    await respond(response_type="in_channel", text=f"```{escape(result.text)}```")
+    if result.png:
+        await client.files_upload_v2(channel=channel.channel, file=result.png, filename="analysis.png",
+                                     title=f"Reading of {name}")
