@@ -29,7 +29,8 @@ GROUP_ACTIONS = [app_commands.Choice(name=a, value=a) for a in ("create", "join"
 HELP = ("**tracedrill** — `/trace` (a drill now; `signature:` to drill one) · `/trace-leaderboard [period]` · "
         "`/trace-stats` · `/trace-schedule days:weekdays time:09:30 timezone:Europe/Berlin` (Manage Server; "
         "`days:off` stops it) · `/trace-group action:create|join|leave|list|leaderboard name:<group>` · "
-        "`/trace-analyze trace:<your .json/.json.gz>` · `/trace-help`. Press **Submit diagnosis** under a drill to answer; the reveal arrives in its thread.")
+        "`/trace-analyze trace:<your .json/.json.gz>` · `/trace-help`. Press **Submit diagnosis** under a drill "
+        "to answer; the reveal arrives in its thread.")
 
 
 def refs(interaction: discord.Interaction) -> tuple[ChannelRef, UserRef]:
