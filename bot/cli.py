@@ -142,9 +142,11 @@ def grade_command(signature: str | None, seed: int | None, difficulty: str, batc
 @click.option("--no-timer", is_flag=True, help="No countdown and no deadline.")
 @click.option("--user", "user", default=None, help="Your name on the leaderboard (default: $USER).")
 @click.option("--open", "open_picture", is_flag=True, help="Open the picture in the system viewer.")
+@click.option("--from-trace", "from_trace", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, help="Drill on your own Kineto trace (.json / .json.gz) instead of a synthetic one.")
 @click.option("--database-url", envvar="DATABASE_URL", default=None)
 def play(signature: str | None, difficulty: str | None, seed: int | None, minutes: float, no_timer: bool,
-         user: str | None, open_picture: bool, database_url: str | None) -> None:
+         user: str | None, open_picture: bool, from_trace: Path | None, database_url: str | None) -> None:
     """Solo practice: one drill, your diagnosis, the grade and the full reveal."""
     import asyncio
 
@@ -159,9 +161,14 @@ def play(signature: str | None, difficulty: str | None, seed: int | None, minute
         raise click.BadParameter("give a name of 1–64 characters", param_hint="--user")
     console = Console(highlight=False)
     engine, chat = local_engine(database_url, lambda text: None)
-    opts = PlayOptions(name, signature, difficulty, seed, minutes, not no_timer, open_picture)
+    from .analyze.service import AnalysisError
+    from .drills.errors import DrillError
+
+    opts = PlayOptions(name, signature, difficulty, seed, minutes, not no_timer, open_picture, from_trace)
     try:
         code = asyncio.run(run_play(engine, chat, opts, console, sys.stdin))
+    except (AnalysisError, DrillError) as exc:
+        raise click.ClickException(str(exc)) from exc
     finally:
         engine.db.dispose()
     sys.exit(code)

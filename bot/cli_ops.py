@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 import click
@@ -62,21 +63,31 @@ def drill() -> None:
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=None)
 @click.option("--difficulty", type=click.Choice(DIFFICULTIES), default=None)
 @click.option("--duration", type=click.IntRange(10, 24 * 3600), default=None, help="Seconds to answer.")
+@click.option("--from-trace", "from_trace", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, help="Make the drill from a real Kineto trace (its analysis gives the answer).")
 @database_option
 @json_option
 def drill_start(channel: str, signature: str | None, seed: int | None, difficulty: str | None,
-                duration: int | None, database_url: str | None, as_json: bool) -> None:
+                duration: int | None, from_trace: Path | None, database_url: str | None, as_json: bool) -> None:
     """Post a drill to a terminal channel (the answer is hidden until the reveal)."""
     from .adapters.terminal.chat import channel_ref
+    from .analyze.service import AnalysisError
     from .drills.errors import DrillError
     from .local import local_engine
 
     name = _channel_name(channel)
     engine, _ = local_engine(database_url, _echo_for(as_json))
+
+    async def run():  # type: ignore[no-untyped-def]
+        trace_id = None
+        if from_trace is not None:
+            trace_id, _sig = await engine.store_trace(channel_ref(name), from_trace.name, from_trace.read_bytes())
+        return await engine.start(channel_ref(name), signature=signature, seed=seed, difficulty=difficulty,
+                                  duration_seconds=duration, trace_id=trace_id)
+
     try:
-        started = asyncio.run(engine.start(channel_ref(name), signature=signature, seed=seed,
-                                           difficulty=difficulty, duration_seconds=duration))
-    except DrillError as exc:
+        started = asyncio.run(run())
+    except (DrillError, AnalysisError) as exc:
         _fail(exc)
     data = {"drill_id": started.id, "channel": f"terminal:{name}", "difficulty": started.difficulty,
             "posted_at": started.posted_at.isoformat(), "deadline": started.deadline.isoformat(),

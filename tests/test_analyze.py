@@ -130,3 +130,46 @@ def test_bad_files_get_one_clear_line(tmp_path: Path) -> None:
         assert message.startswith("Error:"), label
         assert len(message.splitlines()) == 1, (label, message)
         assert "Traceback" not in message
+
+
+async def test_drills_from_a_real_trace(database, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from bot.drills.errors import DrillError
+    from bot.drills.fake import FakeChat
+
+    from .helpers import Clock, channel, engine_for, user
+
+    chat, clock = FakeChat(), Clock()
+    e = engine_for(database, chat, clock)
+    data = (REAL / "sampled_rank-0.json.gz").read_bytes()
+    trace_id, answer = await e.store_trace(channel(), "sampled_rank-0.json.gz", data)
+    assert (trace_id, answer) == await e.store_trace(channel(), "again.json.gz", data), "same bytes, same trace"
+    expected = analyze_path(REAL / "sampled_rank-0.json.gz").signature
+    assert answer == expected
+    d = await e.start(channel(), trace_id=trace_id, duration_seconds=60)
+    assert d.signature == expected
+    assert d.difficulty == "real"
+    post = chat.drills[0][1]
+    assert post.image_png[:4] == b"\x89PNG"
+    assert expected not in " ".join(post.context_lines), "the drill does not give its answer away"
+    outcome = await e.submit(d.id, user("Ana"), "exposed communication, the all-to-all is not overlapped")
+    assert outcome.grade.signature.credit == (1.0 if expected == "unoverlapped_allreduce" else 0.0)
+    clock.advance(61)
+    assert await e.reveal(d.id)
+    assert "Most likely" in chat.reveals[0][1].headline
+    with pytest.raises(DrillError, match="No stored trace"):
+        await e.start(channel("OTHER-WORKSPACE"), trace_id=trace_id)
+
+
+def test_play_from_a_real_trace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRACEDRILL_OUT", str(tmp_path / "pictures"))
+    env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'p.sqlite3'}"}
+    result = CliRunner().invoke(main, ["play", "--user", "ana", "--from-trace", str(REAL / "alexnet_a100.json.gz")],
+                                input="alloc stall, cudaMalloc every step; memory_stats\n\n", env=env)
+    assert result.exit_code == 0, result.output
+    assert "Your trace" in result.output
+    assert "Most likely" in result.output
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    failed = CliRunner().invoke(main, ["play", "--user", "ana", "--from-trace", str(bad)], input="", env=env)
+    assert failed.exit_code == 1
+    assert "traceEvents" in failed.output

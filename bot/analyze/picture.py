@@ -18,10 +18,18 @@ def as_scenario(r: Reading, source: str, device: str) -> Scenario:
     context = Context(title=f"Your trace · {source}"[:90], hardware=device or "(not recorded)",
                       model="imported Kineto trace", parallelism=f"{len(ranks)} rank(s)",
                       complaint=f"{f['steps']:.0f} step(s) read; GPU busy {f['gpu_busy_pct']:.0f}%")
+    from ..grading.rubric import load_rubrics
+
     top = r.top
-    text = report_text(r, source)
-    reveal = Reveal(headline=f"Most likely {top.signature}: {top.evidence}"[:200], read=(("Reading", text),),
-                    wrong_hypothesis="", measurement="", fix="", arithmetic=(), spoken="", tell="")
+    rubric = load_rubrics()[top.signature]
+    runner_up = r.findings[1] if len(r.findings) > 1 else None
+    reveal = Reveal(
+        headline=f"Most likely {top.signature}: {top.evidence}"[:240],
+        read=(("Reading", report_text(r, source)),),
+        wrong_hypothesis=(f"{runner_up.signature}: {runner_up.evidence}" if runner_up else
+                          "No second explanation fits these figures as well."),
+        measurement=rubric.measurement.hint, fix=rubric.fix.hint, arithmetic=(),
+        spoken=f"{top.evidence[0].upper()}{top.evidence[1:]}.", tell=rubric.tell)
     return Scenario(top.signature, 0, "real", hw, context, trace, dict(f), reveal, _annotations(r))
 
 

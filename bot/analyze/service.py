@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..scenarios.model import Scenario
 from .importer import TraceFileError, load
 from .reading import read
 from .report import report_json, report_text
@@ -66,3 +67,22 @@ def analyze_bytes(filename: str, data: bytes, *, picture: bool = True) -> Analys
         path = Path(tmp) / safe
         path.write_bytes(data)
         return analyze_path(path, picture=picture)
+
+
+def scenario_from_bytes(filename: str, data: bytes) -> Scenario:
+    """A stored trace as a drill scenario: the picture, the analysis as the reveal, its top finding as the answer."""
+    import tempfile
+
+    from .picture import as_scenario
+
+    safe = Path(filename).name or "trace.json"
+    with tempfile.TemporaryDirectory(prefix="tracedrill-") as tmp:
+        path = Path(tmp) / safe
+        path.write_bytes(data)
+        try:
+            raws = load(path)
+            reading = read(raws)
+        except TraceFileError as exc:
+            raise AnalysisError(str(exc)) from exc
+    device = next((r.device_name for r in raws if r.device_name), "")
+    return as_scenario(reading, safe, device)

@@ -7,6 +7,7 @@ acknowledging within the platforms' 3 seconds.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import random
 from collections.abc import Awaitable, Callable, Mapping
@@ -19,9 +20,10 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from ..grading import Grade, grade
 from ..render.cache import RenderCache
 from ..scenarios.ids import DIFFICULTIES, SIGNATURE_IDS
+from ..scenarios.model import Scenario
 from ..store import repo
 from ..store.db import Database
-from ..store.models import Attempt, Channel, DeliveryKey, Drill, User, Workspace
+from ..store.models import Attempt, Channel, DeliveryKey, Drill, TraceUpload, User, Workspace
 from . import scenarios as sc
 from .errors import DrillError, DrillNotFound, NotRecorded
 from .policy import points
@@ -45,6 +47,7 @@ class StartedDrill:
     posted_at: datetime
     deadline: datetime
     message: MessageRef | None
+    trace_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,7 @@ class DrillKey:
     seed: int
     difficulty: str
     message_ref: str | None = None
+    trace_id: int | None = None  # a drill made from a team's own trace
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +101,7 @@ class DrillEngine:
         self.clock = clock
         self.rng = rng or random.Random()
         self.on_started: list[Callable[[StartedDrill], Awaitable[None]]] = []  # e.g. schedule the reveal
+        self._trace_scenarios: dict[int, Scenario] = {}
 
     def chat_for(self, platform: str) -> ChatPort:
         try:
@@ -115,6 +120,7 @@ class DrillEngine:
         duration_seconds: int | None = None,
         scheduled: bool = False,
         group_id: int | None = None,
+        trace_id: int | None = None,
     ) -> StartedDrill:
         if signature is not None and signature not in SIGNATURE_IDS:
             raise DrillError(f"Unknown signature {signature!r}. Try one of: {', '.join(SIGNATURE_IDS)}")
@@ -124,9 +130,10 @@ class DrillEngine:
             raise DrillError("Duration must be between 10 seconds and 24 hours.")
         now = self.clock()
         drill_id, ch_data, sig, seed_, diff, deadline = await asyncio.to_thread(
-            self._create_drill, channel, signature, seed, difficulty, duration_seconds, scheduled, group_id, now
+            self._create_drill, channel, signature, seed, difficulty, duration_seconds, scheduled, group_id, now,
+            trace_id,
         )
-        scenario = await asyncio.to_thread(sc.scenario, sig, seed_, diff)
+        scenario = await asyncio.to_thread(self._scenario_for, DrillKey(sig, seed_, diff, None, trace_id))
         png = await asyncio.to_thread(sc.drill_png, self.renders, scenario, self.theme)
         timeline = await asyncio.to_thread(sc.text_timeline, scenario)
         post = DrillPost(drill_id, scenario.context.title, tuple(scenario.context.lines()), png, timeline, now,
@@ -134,7 +141,7 @@ class DrillEngine:
         chat = self.chat_for(channel.platform)
         ref = await chat.post_drill(channel, post)
         await asyncio.to_thread(self._store_message_ref, drill_id, ref.message)
-        started = StartedDrill(drill_id, sig, seed_, diff, now, deadline, ref)
+        started = StartedDrill(drill_id, sig, seed_, diff, now, deadline, ref, trace_id)
         for hook in self.on_started:
             await hook(started)
         if scheduled:
@@ -143,17 +150,25 @@ class DrillEngine:
         return started
 
     def _create_drill(self, channel: ChannelRef, signature: str | None, seed: int | None, difficulty: str | None,
-                      duration: int | None, scheduled: bool, group_id: int | None, now: datetime
-                      ) -> tuple[int, ChannelInfo, str, int, str, datetime]:
+                      duration: int | None, scheduled: bool, group_id: int | None, now: datetime,
+                      trace_id: int | None = None) -> tuple[int, ChannelInfo, str, int, str, datetime]:
         with self.db.session() as s:
             ws = repo.workspace(s, channel.platform, channel.workspace, "", now)
             ch = repo.channel(s, ws, channel.channel, channel.name)
+            if trace_id is not None:
+                upload = s.get(TraceUpload, trace_id)
+                if upload is None or upload.workspace_id != ws.id:
+                    raise DrillError(f"No stored trace #{trace_id} in this workspace.")
+                # The answer is the analysis' top finding; the seed field keeps the trace's id (negative,
+                # so it never collides with a generator seed).
+                signature, seed, difficulty = upload.signature, -trace_id, "real"
             recent = repo.recent_drills(s, ws.id, ch.id, 20)
             if signature is None:
                 since = now - timedelta(days=60)
                 accuracy = repo.accuracy_by_signature(s, ws.id, since, channel_id=None if group_id else ch.id,
                                                       group_id=group_id)
                 signature = choose_signature(self.rng, [d.signature for d in recent], accuracy, ch.signature_mix)
+            assert signature is not None
             diff = difficulty or ch.difficulty
             if seed is None:
                 used = repo.used_seeds(s, ws.id, ch.id)
@@ -162,10 +177,52 @@ class DrillEngine:
             seconds = duration or ch.answer_seconds or self.answer_seconds
             deadline = now + timedelta(seconds=seconds)
             d = Drill(workspace_id=ws.id, channel_id=ch.id, group_id=group_id, signature=signature, seed=seed,
-                      difficulty=diff, scheduled=scheduled, posted_at=now, deadline_at=deadline)
+                      difficulty=diff, scheduled=scheduled, posted_at=now, deadline_at=deadline, trace_id=trace_id)
             s.add(d)
             s.flush()
             return d.id, ChannelInfo(ch.id, ws.id, ch.timezone, ch.answer_mode), signature, seed, diff, deadline
+
+    def scenario_of(self, started: StartedDrill) -> Scenario:
+        return self._scenario_for(DrillKey(started.signature, started.seed, started.difficulty, None,
+                                           started.trace_id))
+
+    def _scenario_for(self, key: DrillKey) -> Scenario:
+        """The drill's scenario: generated from (signature, seed, difficulty), or read from a stored trace."""
+        if key.trace_id is None:
+            return sc.scenario(key.signature, key.seed, key.difficulty)
+        cached = self._trace_scenarios.get(key.trace_id)
+        if cached is None:
+            from ..analyze.service import scenario_from_bytes
+
+            with self.db.session() as s:
+                upload = s.get(TraceUpload, key.trace_id)
+                if upload is None:
+                    raise DrillError("The trace behind this drill was deleted.")
+                filename, data = upload.filename, upload.data
+            cached = scenario_from_bytes(filename, data)
+            self._trace_scenarios[key.trace_id] = cached
+        return cached
+
+    async def store_trace(self, channel: ChannelRef, filename: str, data: bytes) -> tuple[int, str]:
+        """Keep a team's trace for drills; returns (trace id, the analysis' top signature). Same bytes, same id."""
+        from ..analyze.service import analyze_bytes
+
+        result = await asyncio.to_thread(analyze_bytes, filename, data, picture=False)
+        return await asyncio.to_thread(self._store_trace, channel, filename, data, result.signature)
+
+    def _store_trace(self, channel: ChannelRef, filename: str, data: bytes, signature: str) -> tuple[int, str]:
+        digest = hashlib.sha256(data).hexdigest()
+        with self.db.session() as s:
+            ws = repo.workspace(s, channel.platform, channel.workspace, "", self.clock())
+            found = s.scalars(select(TraceUpload).where(TraceUpload.workspace_id == ws.id,
+                                                        TraceUpload.sha256 == digest)).first()
+            if found is not None:
+                return found.id, found.signature
+            upload = TraceUpload(workspace_id=ws.id, sha256=digest, filename=filename[:200], signature=signature,
+                                 data=data, created_at=self.clock())
+            s.add(upload)
+            s.flush()
+            return upload.id, signature
 
     def _store_message_ref(self, drill_id: int, message: str) -> None:
         with self.db.session() as s:
@@ -181,7 +238,7 @@ class DrillEngine:
         text = text if isinstance(text, str) else str(text)
         try:
             meta = await asyncio.to_thread(self._drill_meta, user, drill_id)
-            scenario = await asyncio.to_thread(sc.scenario, meta.signature, meta.seed, meta.difficulty)
+            scenario = await asyncio.to_thread(self._scenario_for, meta)
             g = await asyncio.to_thread(grade, scenario, text)
             return await asyncio.to_thread(self._store_attempt, drill_id, user, text, g, now, idempotency_key)
         except DrillError:
@@ -196,7 +253,7 @@ class DrillEngine:
             d = repo.drill(s, ws.id, drill_id) if ws else None
             if d is None:
                 raise DrillNotFound(drill_id)
-            return DrillKey(d.signature, d.seed, d.difficulty)
+            return DrillKey(d.signature, d.seed, d.difficulty, None, d.trace_id)
 
     def _store_attempt(self, drill_id: int, user: UserRef, text: str, g: Grade, now: datetime,
                        key: str | None) -> SubmitOutcome:
@@ -243,7 +300,7 @@ class DrillEngine:
             return False
         drill, channel_ref, scores, answers = claimed
         try:
-            scenario = await asyncio.to_thread(sc.scenario, drill.signature, drill.seed, drill.difficulty)
+            scenario = await asyncio.to_thread(self._scenario_for, drill)
             png = await asyncio.to_thread(sc.reveal_png, self.renders, scenario, self.theme)
             post = RevealPost(drill_id, scenario.signature, scenario.context.title, scenario.reveal.headline,
                               scenario.reveal.as_text(), png, tuple(scores))
@@ -281,7 +338,7 @@ class DrillEngine:
             answers = [(UserRef(ws.platform, ws.external_id, u.external_id, u.display_name), a.answer_text)
                        for a, u in rows]
             channel_ref = ChannelRef(ws.platform, ws.external_id, ch.external_id, ch.name)
-            return DrillKey(d.signature, d.seed, d.difficulty, d.message_ref), channel_ref, scores, answers
+            return DrillKey(d.signature, d.seed, d.difficulty, d.message_ref, d.trace_id), channel_ref, scores, answers
 
     def _release(self, drill_id: int) -> None:
         with self.db.session() as s:

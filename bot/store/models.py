@@ -14,6 +14,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -113,6 +114,21 @@ class GroupMembership(Base):
     joined_at: Mapped[datetime] = mapped_column()
 
 
+class TraceUpload(Base):
+    """A team's own trace, kept so drills can be made from it (content-addressed per workspace)."""
+
+    __tablename__ = "trace_uploads"
+    __table_args__ = (UniqueConstraint("workspace_id", "sha256", name="uq_trace_workspace_sha"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"), index=True)
+    sha256: Mapped[str] = mapped_column(String(64))
+    filename: Mapped[str] = mapped_column(String(200))
+    signature: Mapped[str] = mapped_column(String(32))  # the analysis' top finding: the drill's answer
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column()
+
+
 class Drill(Base):
     __tablename__ = "drills"
     __table_args__ = (
@@ -124,6 +140,8 @@ class Drill(Base):
     workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"), index=True)
     channel_id: Mapped[int] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"))
     group_id: Mapped[int | None] = mapped_column(ForeignKey("study_groups.id", ondelete="SET NULL"), nullable=True)
+    trace_id: Mapped[int | None] = mapped_column(
+        ForeignKey("trace_uploads.id", ondelete="SET NULL", name="fk_drills_trace_id"), nullable=True)  # a drill made from a team's own trace
     signature: Mapped[str] = mapped_column(String(32))
     seed: Mapped[int] = mapped_column(Integer)
     difficulty: Mapped[str] = mapped_column(String(8))

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TextIO
 
 from rich.console import Console
@@ -15,7 +16,6 @@ from rich.panel import Panel
 from rich.table import Table
 
 from ...drills.engine import DrillEngine, SubmitOutcome
-from ...drills.scenarios import scenario as load_scenario
 from ...grading import Grade
 from .answer_input import read_piped, read_with_countdown, stdin_is_terminal
 from .chat import TerminalChat, channel_ref, user_ref
@@ -32,6 +32,7 @@ class PlayOptions:
     minutes: float = 2.0
     timer: bool = True
     open_picture: bool = False
+    trace: Path | None = None  # drill on this real trace instead of a synthetic one
 
 
 def default_user() -> str:
@@ -43,9 +44,12 @@ async def play(engine: DrillEngine, chat: TerminalChat, opts: PlayOptions, conso
     """Run one drill; returns the process exit code."""
     channel = channel_ref(f"solo-{opts.user}")
     seconds = int(opts.minutes * 60) if opts.timer else NO_TIMER_SECONDS
+    trace_id = None
+    if opts.trace is not None:
+        trace_id, _ = await engine.store_trace(channel, opts.trace.name, opts.trace.read_bytes())
     started = await engine.start(channel, signature=opts.signature, seed=opts.seed, difficulty=opts.difficulty,
-                                 duration_seconds=max(10, seconds))
-    scenario = load_scenario(started.signature, started.seed, started.difficulty)
+                                 duration_seconds=max(10, seconds), trace_id=trace_id)
+    scenario = await asyncio.to_thread(engine.scenario_of, started)
     picture = started.message.message if started.message else ""
     from ...render.text import render_text
 
