@@ -81,7 +81,8 @@ def drill_start(channel: str, signature: str | None, seed: int | None, difficult
     async def run():  # type: ignore[no-untyped-def]
         trace_id = None
         if from_trace is not None:
-            trace_id, _sig = await engine.store_trace(channel_ref(name), from_trace.name, from_trace.read_bytes())
+            data = await asyncio.to_thread(from_trace.read_bytes)
+            trace_id, _sig = await engine.store_trace(channel_ref(name), from_trace.name, data)
         return await engine.start(channel_ref(name), signature=signature, seed=seed, difficulty=difficulty,
                                   duration_seconds=duration, trace_id=trace_id)
 

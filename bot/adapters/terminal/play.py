@@ -46,7 +46,8 @@ async def play(engine: DrillEngine, chat: TerminalChat, opts: PlayOptions, conso
     seconds = int(opts.minutes * 60) if opts.timer else NO_TIMER_SECONDS
     trace_id = None
     if opts.trace is not None:
-        trace_id, _ = await engine.store_trace(channel, opts.trace.name, opts.trace.read_bytes())
+        data = await asyncio.to_thread(opts.trace.read_bytes)
+        trace_id, _ = await engine.store_trace(channel, opts.trace.name, data)
     started = await engine.start(channel, signature=opts.signature, seed=opts.seed, difficulty=opts.difficulty,
                                  duration_seconds=max(10, seconds), trace_id=trace_id)
     scenario = await asyncio.to_thread(engine.scenario_of, started)
