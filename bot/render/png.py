@@ -14,12 +14,14 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
-from matplotlib.patches import Patch, Rectangle
+from matplotlib.patches import Rectangle
+from matplotlib.ticker import MaxNLocator
+from PIL import Image
 
 from ..scenarios.model import Annotation, Category, Scenario, TrackKind
 from .names import short_name
 from .rows import Layout, Row, layout
-from .sprites import place
+from .sprites import composite, place
 from .theme import Theme, theme
 
 WIDTH_IN, HEIGHT_IN, DPI = 16.0, 9.0, 100
@@ -63,9 +65,16 @@ def render_png(scenario: Scenario, *, theme_name: str = "light", reveal: bool = 
 
 
 def encode_png(fig: Figure, facecolor: str = "white") -> bytes:
-    """Draw and encode a figure; the benchmark's floor (an empty figure) goes through here too."""
+    """Draw, blend the text sprites in, and encode; the benchmark's floor (an empty figure) goes through here.
+
+    Drawing on the Agg canvas and encoding its buffer with Pillow skips savefig's second render pass."""
+    fig.set_facecolor(facecolor)
+    canvas = fig.canvas
+    canvas.draw()
+    pixels = np.array(canvas.buffer_rgba())  # type: ignore[attr-defined]
+    composite(fig, pixels)
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI, facecolor=facecolor, pil_kwargs={"compress_level": 3})
+    Image.fromarray(pixels[..., :3]).save(buf, format="png", compress_level=3)
     return buf.getvalue()
 
 
@@ -170,6 +179,10 @@ def _draw_rows(ax, rows: list[Row], window: tuple[float, float], th: Theme,  # t
     ax.set_xlim(0, span_ms)
     ax.set_ylim(total + 0.2, -0.6)
     ax.set_yticks([])
+    ticks = [t for t in MaxNLocator(nbins=8).tick_values(0, span_ms) if 0 <= t <= span_ms]
+    ax.set_xticks([])
+    ax.add_collection(LineCollection([[(t, -0.6), (t, total + 0.2)] for t in ticks], colors=th.grid,
+                                     linewidths=0.6, zorder=0))
     # Text goes on as cached sprites now that the axes' transform is fixed (see sprites.py).
     fig = ax.figure
     to_px = ax.transData.transform
@@ -183,6 +196,11 @@ def _draw_rows(ax, rows: list[Row], window: tuple[float, float], th: Theme,  # t
         x, y = to_px(((t - lo) / 1000, -0.35))
         if x < x_max - 30:
             place(fig, x + 2, y, label, 8, th.muted, va="bottom")
+    bottom = ax.get_position().y0 * fig.bbox.height
+    digits = 0 if span_ms >= 20 else (1 if span_ms >= 2 else 2)
+    for t in ticks:
+        place(fig, to_px((t, 0))[0], bottom - 4, f"{t:.{digits}f}", 9, th.muted, ha="center", va="top")
+    place(fig, (left + x_max) / 2, bottom - 20, "time (ms)", 9, th.muted, ha="center", va="top")
     labels.sort(reverse=True)
     px_per_ms = (x_max - left) / span_ms
     for width, x, y, text in labels[:MAX_BAR_LABELS]:
@@ -191,12 +209,8 @@ def _draw_rows(ax, rows: list[Row], window: tuple[float, float], th: Theme,  # t
             shown = text if len(text) <= fit else text[: fit - 1] + "…"
             px, py = to_px((x, y))
             place(fig, px, py, shown, 7.5, "#ffffff", ha="center")
-    ax.tick_params(axis="x", colors=th.muted, labelsize=9)
-    ax.set_xlabel("time (ms)", color=th.muted, fontsize=9)
     for spine in ax.spines.values():
         spine.set_color(th.grid)
-    ax.grid(axis="x", color=th.grid, linewidth=0.6, zorder=0)
-    ax.set_axisbelow(True)
 
 
 def _counter(ax, row: Row, y: float, lo: float, th: Theme) -> None:  # type: ignore[no-untyped-def]
@@ -245,9 +259,15 @@ def _header(fig: Figure, s: Scenario, th: Theme, reveal: bool) -> None:
 
 
 def _legend(fig: Figure, th: Theme) -> None:
-    handles = [Patch(color=th.categories[c], label=c.value) for c in _LEGEND]
-    fig.legend(handles=handles, loc="lower right", ncols=len(handles), fontsize=8, frameon=False,
-               labelcolor=th.muted, bbox_to_anchor=(0.985, 0.0), handlelength=1.2, columnspacing=1.0)
+    """Colour keys along the bottom right: patches plus sprite labels (matplotlib's legend is slow text)."""
+    width = fig.bbox.width
+    x = 0.985 * width
+    y = 10.0
+    for c in reversed(_LEGEND):
+        w, _ = place(fig, x, y, c.value, 8, th.muted, ha="right", va="bottom")
+        x -= w + 4
+        fig.add_artist(Rectangle((x - 14, y + 2), 14, 9, transform=None, color=th.categories[c], lw=0))
+        x -= 26
 
 
 def _annotate(ax, lay: Layout, annotations: list[Annotation], th: Theme) -> None:  # type: ignore[no-untyped-def]

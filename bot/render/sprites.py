@@ -5,6 +5,7 @@ and composited as an image afterwards."""
 from __future__ import annotations
 
 import math
+import weakref
 from functools import lru_cache
 
 import numpy as np
@@ -33,13 +34,32 @@ def sprite(text: str, size: float, color: str, bold: bool = False) -> np.ndarray
     return pixels
 
 
+_LAYERS: weakref.WeakKeyDictionary[Figure, list[tuple[int, int, np.ndarray]]] = weakref.WeakKeyDictionary()
+
+
 def place(fig: Figure, x_px: float, y_px: float, text: str, size: float, color: str, *, bold: bool = False,
-          ha: str = "left", va: str = "center", zorder: float = 10) -> tuple[int, int]:
-    """Composite `text` at figure pixel (x, y) (origin bottom-left) with the given alignment.
-    Returns the sprite's (width, height) in pixels."""
+          ha: str = "left", va: str = "center") -> tuple[int, int]:
+    """Queue `text` at figure pixel (x, y) (origin bottom-left) with the given alignment; it is blended into
+    the rendered pixels by `composite`, above everything matplotlib draws. Returns (width, height)."""
     img = sprite(text, size, color, bold)
     h, w = img.shape[:2]
     x0 = x_px - {"left": 0, "center": w / 2, "right": w}[ha]
     y0 = y_px - {"bottom": 0, "center": h / 2, "top": h, "baseline": h * 0.25}[va]
-    fig.figimage(img, xo=round(x0), yo=round(y0), origin="upper", zorder=zorder)
+    _LAYERS.setdefault(fig, []).append((round(x0), round(y0), img))
     return w, h
+
+
+def composite(fig: Figure, pixels: np.ndarray) -> None:
+    """Alpha-blend the queued text into an RGBA buffer of the drawn figure (rows top to bottom)."""
+    height, width = pixels.shape[:2]
+    for x0, y0, img in _LAYERS.pop(fig, []):
+        h, w = img.shape[:2]
+        top = height - y0 - h
+        r0, c0 = max(top, 0), max(x0, 0)
+        r1, c1 = min(top + h, height), min(x0 + w, width)
+        if r1 <= r0 or c1 <= c0:
+            continue
+        src = img[r0 - top : r1 - top, c0 - x0 : c1 - x0].astype(np.float32)
+        alpha = src[..., 3:4] / 255.0
+        dst = pixels[r0:r1, c0:c1, :3].astype(np.float32)
+        pixels[r0:r1, c0:c1, :3] = (src[..., :3] * alpha + dst * (1.0 - alpha)).astype(np.uint8)
