@@ -12,7 +12,7 @@ import numpy as np
 
 from .common import TrainingSetup, by_difficulty, draw_training, ms, pick
 from .dp import DPRun, run_dp
-from .figures import api_calls_per_step, gpu_gaps
+from .figures import api_calls_per_step, gpu_gaps, hta_view
 from .hardware import TRAINING_GPUS
 from .model import Annotation, Category, Context, Event
 from .sim import COMPUTE, CUDA_API
@@ -71,6 +71,7 @@ def run_stall(rng: np.random.Generator, difficulty: str, kind: str) -> StallRun:
     stall_idle = sum(e - s for s, e in gaps)
     per_call = api_calls_per_step(run.ranks[0], run.windows[0], category)
     after = step - b["idle_us"] + 0.02 * b["idle_us"]
+    hta = hta_view(run.ranks[0], len(run.windows[0]) - 1, run.windows[0])
     figures = {
         "step_ms": step / 1000,
         "compute_ms": b["compute_us"] / 1000,
@@ -84,6 +85,8 @@ def run_stall(rng: np.random.Generator, difficulty: str, kind: str) -> StallRun:
         "speedup": step / after,
         "mfu_pct": 100 * setup.mfu(step),
         "mfu_after_pct": 100 * setup.mfu(after),
+        "hta_idle_pct": hta["idle_pct"],
+        "hta_overlap_pct": hta["overlap_pct"],
     }
     return StallRun(setup, run, figures, calls, gaps)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..common import finish, ms, plural
-from ..figures import hta_view
 from ..model import Reveal, Scenario
 from ..stalls import run_stall, stall_annotations, stall_context
 
@@ -19,8 +18,6 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     stall = run_stall(rng, difficulty, "sync")
     setup, run, f = stall.setup, stall.run, stall.figures
     step, after = f["step_ms"] * 1000, f["step_after_ms"] * 1000
-    hta = hta_view(run.ranks[0], len(run.windows[0]) - 1, run.windows[0])
-    f |= {"hta_idle_pct": hta["idle_pct"], "hta_overlap_pct": hta["overlap_pct"]}
     apis = sorted({c.name for c in stall.stall_calls})
     n = f["stall_calls_per_step"]
     context = stall_context(rng, stall)
