@@ -19,7 +19,7 @@ from bot.scenarios.export import export_scenario
 from bot.scenarios.ids import SIGNATURE_IDS
 from bot.scenarios.registry import generate
 
-REAL = Path(__file__).resolve().parents[2] / "shared" / "real-traces"
+REAL = Path(__file__).resolve().parent / "data" / "real-traces"
 TOLERANCE_PP = 2.0
 
 
