@@ -11,6 +11,8 @@ from typing import Any
 
 from aiohttp import web
 
+from .loopback import serve
+
 BOT = {"id": "900", "username": "tracedrill", "discriminator": "0", "global_name": "tracedrill", "avatar": None,
        "bot": True, "flags": 0, "public_flags": 0}
 APP_ID = "901"
@@ -52,11 +54,7 @@ class FakeDiscordAPI:
     async def start(self) -> str:
         app = web.Application(client_max_size=50 * 2**20)
         app.router.add_route("*", "/api/v10/{tail:.*}", self._handle)
-        self._runner = web.AppRunner(app)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self._runner, port = await serve(app)
         self.base = f"http://127.0.0.1:{port}/api/v10"
         return self.base
 

@@ -11,6 +11,8 @@ from urllib.parse import parse_qsl
 
 from aiohttp import web
 
+from .loopback import serve
+
 
 @dataclass
 class Call:
@@ -46,11 +48,7 @@ class FakeSlackAPI:
         app.router.add_post("/upload/{file_id}", self._upload)
         app.router.add_post("/respond/{n}", self._respond)
         app.router.add_get("/files/{name}", self._file)
-        self._runner = web.AppRunner(app)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self._runner, port = await serve(app)
         self.base = f"http://127.0.0.1:{port}"
         return self.base
 
