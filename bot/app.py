@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 
 from .drills.engine import DrillEngine
 from .drills.service import TeamService
+from .health import Health, serve_health
 from .local import open_database
 from .render.cache import RenderCache
 from .schedule.scheduler import DrillScheduler
-from .settings import CoreSettings
+from .settings import CoreSettings, ServeSettings
 
 log = logging.getLogger(__name__)
 PLATFORMS = ("slack", "discord")
@@ -35,21 +37,45 @@ def build_core(settings: CoreSettings) -> tuple[DrillEngine, DrillScheduler, Tea
     return engine, scheduler, service
 
 
-async def serve(platforms: list[str], *, http: bool = False, host: str = "0.0.0.0", port: int = 3000) -> None:
-    unknown = [p for p in platforms if p not in PLATFORMS]
-    if unknown or not platforms:
-        raise ConfigError(f"choose platforms from: {', '.join(PLATFORMS)}")
-    if "slack" in platforms:
-        _check_slack(http)
-    if "discord" in platforms:
+@dataclass(frozen=True)
+class ServePlan:
+    """What `serve` runs, resolved from flags over TRACEDRILL_* variables."""
+
+    platforms: list[str]
+    http: bool = False
+    host: str = "0.0.0.0"
+    port: int = 3000
+    health_port: int | None = None
+
+
+def plan_serve(settings: ServeSettings, *, platforms: str | None = None, http: bool | None = None,
+               host: str | None = None, port: int | None = None, health_port: int | None = None) -> ServePlan:
+    """Flags win over the environment; TRACEDRILL_HTTP_PORT alone selects Slack's HTTP mode."""
+    chosen = [p.strip().lower() for p in platforms.split(",") if p.strip()] if platforms else settings.platforms
+    http_mode = bool(http) or (http is None and settings.http_port is not None) or port is not None
+    return ServePlan(platforms=chosen, http=http_mode, host=host or settings.host,
+                     port=port or settings.http_port or 3000,
+                     health_port=health_port if health_port is not None else settings.health_port)
+
+
+async def serve(plan: ServePlan) -> None:
+    unknown = [p for p in plan.platforms if p not in PLATFORMS]
+    if unknown or not plan.platforms:
+        raise ConfigError(f"choose platforms from: {', '.join(PLATFORMS)} (TRACEDRILL_PLATFORM or --platform)")
+    if "slack" in plan.platforms:
+        _check_slack(plan.http)
+    if "discord" in plan.platforms:
         _check_discord()
     settings = CoreSettings()
     engine, scheduler, service = build_core(settings)
+    health = Health(engine.db.engine, is_leader=lambda: scheduler.running)
     runners = []
-    if "slack" in platforms:
-        runners.append(await _start_slack(engine, service, http=http, host=host, port=port))
-    if "discord" in platforms:
-        runners.append(_start_discord(engine, service))
+    if "slack" in plan.platforms:
+        runners.append(await _start_slack(engine, service, health, plan))
+    if "discord" in plan.platforms:
+        runners.append(_start_discord(engine, service, health))
+    if plan.health_port is not None and not (plan.http and plan.health_port == plan.port):
+        await serve_health(health, plan.host, plan.health_port)
     scheduler.start_background()
     try:
         await asyncio.gather(*runners)
@@ -70,7 +96,7 @@ def _check_slack(http: bool) -> None:
         raise ConfigError("Socket Mode needs SLACK_APP_TOKEN and SLACK_BOT_TOKEN (or use --http)")
 
 
-async def _start_slack(engine: DrillEngine, service: TeamService, *, http: bool, host: str, port: int):  # type: ignore[no-untyped-def]
+async def _start_slack(engine: DrillEngine, service: TeamService, health: Health, plan: ServePlan):  # type: ignore[no-untyped-def]
     from aiohttp import web
 
     from .adapters.slack.app import PLATFORM, build_slack
@@ -81,17 +107,27 @@ async def _start_slack(engine: DrillEngine, service: TeamService, *, http: bool,
     install(settings.secrets())
     runtime = build_slack(engine, service, settings)
     engine.chats[PLATFORM] = runtime.chat
-    if http:
-        runner = web.AppRunner(runtime.app.web_app(path="/slack/events", port=port))
+    if plan.http:
+        web_app = runtime.app.web_app(path="/slack/events", port=plan.port)
+        health.add_routes(web_app)
+        runner = web.AppRunner(web_app)
         await runner.setup()
-        await web.TCPSite(runner, host, port).start()
-        log.info("Slack app listening on http://%s:%s/slack/events", host, port)
+        await web.TCPSite(runner, plan.host, plan.port).start()
+        health.platforms["slack"] = lambda: True  # HTTP mode: connected once the events endpoint listens
+        log.info("Slack app listening on http://%s:%s/slack/events", plan.host, plan.port)
         return asyncio.Event().wait()
     from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
     assert settings.app_token is not None
     handler = AsyncSocketModeHandler(runtime.app, settings.app_token.get_secret_value())
+    # The Socket Mode client keeps its websocket in `current_session`; connected while that is open.
+    health.platforms["slack"] = lambda: _socket_open(handler)
     return handler.start_async()
+
+
+def _socket_open(handler: object) -> bool:
+    session = getattr(getattr(handler, "client", None), "current_session", None)
+    return session is not None and not getattr(session, "closed", True)
 
 
 def _check_discord() -> None:
@@ -101,7 +137,7 @@ def _check_discord() -> None:
         raise ConfigError("Discord needs DISCORD_TOKEN (the bot token from the Developer Portal)")
 
 
-def _start_discord(engine: DrillEngine, service: TeamService):  # type: ignore[no-untyped-def]
+def _start_discord(engine: DrillEngine, service: TeamService, health: Health):  # type: ignore[no-untyped-def]
     from .adapters.discord.bot import PLATFORM, TraceBot
     from .adapters.discord.settings import DiscordSettings
     from .adapters.slack.redact import install
@@ -111,4 +147,5 @@ def _start_discord(engine: DrillEngine, service: TeamService):  # type: ignore[n
     install([settings.token.get_secret_value()])
     bot = TraceBot(engine, service, settings)
     engine.chats[PLATFORM] = bot.chat
+    health.platforms["discord"] = lambda: bot.client.is_ready() and not bot.client.is_closed()
     return bot.run(settings.token.get_secret_value())

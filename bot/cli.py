@@ -175,27 +175,60 @@ def play(signature: str | None, difficulty: str | None, seed: int | None, minute
 
 
 @main.command()
-@click.option("--platform", "platforms", default="slack", show_default=True,
-              help="Comma-separated chat platforms to serve: slack, discord, or slack,discord.")
-@click.option("--http", is_flag=True, help="Slack: serve HTTP (/slack/events) instead of Socket Mode.")
-@click.option("--host", default="0.0.0.0", show_default=True)
-@click.option("--port", type=click.IntRange(1, 65535), default=3000, show_default=True)
-def serve(platforms: str, http: bool, host: str, port: int) -> None:
+@click.option("--platform", "platforms", default=None,
+              help="Comma-separated chat platforms: slack, discord, or slack,discord.  [env: TRACEDRILL_PLATFORM; "
+                   "default: slack]")
+@click.option("--http/--socket-mode", "http", default=None,
+              help="Slack: serve HTTP (/slack/events) or use Socket Mode.  [default: HTTP when TRACEDRILL_HTTP_PORT "
+                   "is set]")
+@click.option("--host", default=None, help="Address to listen on.  [env: TRACEDRILL_HOST; default: 0.0.0.0]")
+@click.option("--port", type=click.IntRange(1, 65535), default=None,
+              help="Slack HTTP port (implies --http).  [env: TRACEDRILL_HTTP_PORT; default: 3000]")
+@click.option("--health-port", type=click.IntRange(1, 65535), default=None,
+              help="Serve /healthz and /readyz on this port too.  [env: TRACEDRILL_HEALTH_PORT]")
+def serve(platforms: str | None, http: bool | None, host: str | None, port: int | None,
+          health_port: int | None) -> None:
     """Run the bot: scheduler, drills and the chat adapters (configured by environment variables)."""
     import asyncio
     import logging
 
-    from .app import ConfigError
+    from pydantic import ValidationError
+
+    from .app import ConfigError, plan_serve
     from .app import serve as run_serve
+    from .settings import ServeSettings
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        asyncio.run(run_serve([p.strip() for p in platforms.split(",") if p.strip()], http=http, host=host,
-                              port=port))
+        plan = plan_serve(ServeSettings(), platforms=platforms, http=http, host=host, port=port,
+                          health_port=health_port)
+        asyncio.run(run_serve(plan))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = "TRACEDRILL_" + str(first["loc"][0]).upper() if first["loc"] else "settings"
+        raise click.ClickException(f"{where}: {first['msg']}") from None
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from exc
     except KeyboardInterrupt:
         pass
+
+
+@main.command()
+def healthcheck() -> None:
+    """Exit 0 if this machine's bot answers /healthz (for Docker's HEALTHCHECK); reads TRACEDRILL_*_PORT."""
+    import urllib.request
+
+    from .settings import ServeSettings
+
+    settings = ServeSettings()
+    port = settings.health_port or settings.http_port
+    if port is None:
+        raise click.ClickException("set TRACEDRILL_HEALTH_PORT or TRACEDRILL_HTTP_PORT")
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=3) as response:
+            click.echo(response.read().decode("utf-8", "replace"))
+    except OSError as exc:
+        raise click.ClickException(f"no answer on port {port}: {exc}") from exc
 
 
 @main.command()

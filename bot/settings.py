@@ -16,3 +16,18 @@ class CoreSettings(BaseSettings):
     theme: str = Field(default="light", pattern="^(light|dark)$")
     render_dir: Path | None = None  # shared on-disk render cache; None: memory only
     no_upgrade: bool = False  # skip `alembic upgrade head` on start
+
+
+class ServeSettings(BaseSettings):
+    """How `tracedrill serve` runs, from TRACEDRILL_* variables; its command-line flags override them."""
+
+    model_config = SettingsConfigDict(env_prefix="TRACEDRILL_", extra="ignore")
+
+    platform: str = "slack"  # slack, discord, or slack,discord
+    http_port: int | None = Field(default=None, ge=1, le=65535)  # set: Slack runs in HTTP mode on this port
+    health_port: int | None = Field(default=None, ge=1, le=65535)  # /healthz and /readyz when no HTTP app runs
+    host: str = "0.0.0.0"
+
+    @property
+    def platforms(self) -> list[str]:
+        return [p.strip().lower() for p in self.platform.split(",") if p.strip()]

@@ -12,15 +12,12 @@ from .db import Database
 
 
 def migrations_dir() -> Path:
-    candidates = [
-        Path(os.environ["TRACEDRILL_MIGRATIONS"]) if os.environ.get("TRACEDRILL_MIGRATIONS") else None,
-        Path(__file__).resolve().parents[2] / "migrations",  # a source checkout or editable install
-        Path.cwd() / "migrations",
-    ]
-    for c in candidates:
-        if c is not None and (c / "env.py").exists():
-            return c
-    raise FileNotFoundError("cannot find the migrations folder; set TRACEDRILL_MIGRATIONS")
+    """The Alembic scripts ship inside the package (package data), so any install can upgrade its database."""
+    override = os.environ.get("TRACEDRILL_MIGRATIONS")
+    folder = Path(override) if override else Path(__file__).resolve().parents[1] / "migrations"
+    if not (folder / "env.py").exists():
+        raise FileNotFoundError(f"no Alembic environment in {folder}; reinstall or set TRACEDRILL_MIGRATIONS")
+    return folder
 
 
 def alembic_config() -> Config:
