@@ -258,7 +258,14 @@ def _register_operator_commands() -> None:
     register(main)
 
 
+def _register_interview_prep_commands() -> None:
+    from .cli_math import register
+
+    register(main)
+
+
 _register_operator_commands()
+_register_interview_prep_commands()
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
