@@ -55,5 +55,39 @@ def math_command(kind: str | None, seed: int | None, as_json: bool, check_value:
     sys.exit(asyncio.run(run_math(opts, Console(highlight=False), sys.stdin)))
 
 
+@click.command()
+@click.option("--rounds", type=click.IntRange(1, 10), default=3, show_default=True,
+              help="Drills, rising from easy to hard.")
+@click.option("--user", "user", default=None, help="Your name (default: $USER).")
+@click.option("--seed", type=click.IntRange(0, 2**31 - 1), default=None, help="Fixes the rounds.")
+def interview(rounds: int, user: str | None, seed: int | None) -> None:
+    """A mock interview: drills of rising difficulty, 5 minutes each, graded plus a narration score, then a
+    summary and the model spoken answer for each drill. Piped input: one answer per round, blank-line separated."""
+    import asyncio
+
+    from rich.console import Console
+
+    from .adapters.terminal.interview import InterviewOptions, run_interview
+    from .adapters.terminal.play import default_user
+
+    name = (user or default_user()).strip()
+    if not name or len(name) > 64:
+        raise click.BadParameter("give a name of 1–64 characters", param_hint="--user")
+    opts = InterviewOptions(name, rounds, seed)
+    sys.exit(asyncio.run(run_interview(opts, Console(highlight=False), sys.stdin)))
+
+
+def play_math(seed: int | None, user: str | None, database_url: str | None) -> int:
+    """`tracedrill play --math`: the interactive question (the seed, when given, fixes it)."""
+    import asyncio
+
+    from rich.console import Console
+
+    from .adapters.terminal.math_play import MathOptions, run_math
+
+    return asyncio.run(run_math(MathOptions(seed=seed), Console(highlight=False), sys.stdin))
+
+
 def register(group: click.Group) -> None:
     group.add_command(math_command)
+    group.add_command(interview)
