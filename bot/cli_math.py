@@ -78,14 +78,28 @@ def interview(rounds: int, user: str | None, seed: int | None) -> None:
 
 
 def play_math(seed: int | None, user: str | None, database_url: str | None) -> int:
-    """`tracedrill play --math`: the interactive question (the seed, when given, fixes it)."""
+    """`tracedrill play --math`: one question, stored with its points on the local math board."""
     import asyncio
 
     from rich.console import Console
 
-    from .adapters.terminal.math_play import MathOptions, run_math
+    from .adapters.terminal.math_play import play_math as run
+    from .adapters.terminal.play import default_user
+    from .local import local_engine
+    from .mathdrill.service import SEED_RANGE
+    from .prep.root import build_prep
 
-    return asyncio.run(run_math(MathOptions(seed=seed), Console(highlight=False), sys.stdin))
+    name = (user or default_user()).strip()
+    if not name or len(name) > 64:
+        raise click.BadParameter("give a name of 1–64 characters", param_hint="--user")
+    if seed is not None and seed >= SEED_RANGE:
+        raise click.BadParameter(f"math seeds are below {SEED_RANGE}", param_hint="--seed")
+    engine, _ = local_engine(database_url, lambda text: None)
+    try:
+        prep = build_prep(engine)
+        return asyncio.run(run(prep.math, name, None, seed, Console(highlight=False), sys.stdin))
+    finally:
+        engine.db.dispose()
 
 
 def register(group: click.Group) -> None:

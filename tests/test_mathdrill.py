@@ -169,3 +169,28 @@ def test_interactive_with_piped_answers() -> None:
     assert "✓ Right" in result.output and "✗ Not quite" in result.output
     assert "1/2 right" in result.output
     assert "peak_tflops / bandwidth_tbps" in result.output
+
+
+def test_play_math_stores_points_on_the_local_math_board(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from sqlalchemy import select
+
+    from bot.store.db import Database
+    from bot.store.prep_models import MathAnswer
+
+    monkeypatch.setenv("TRACEDRILL_OUT", str(tmp_path / "pictures"))
+    env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'play.sqlite3'}"}
+    q = question(None, 12)
+    runner = CliRunner()
+    result = runner.invoke(main, ["play", "--math", "--seed", "12", "--user", "ana"],
+                           input=f"no idea\n{q.answer:,.4g} {q.unit}\n", env=env)
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())  # the console wraps at 80 columns
+    assert "nothing was recorded" in out and "Worked:" in out
+    assert "1. ana — " in out and "(1/1 right)" in out
+    db = Database(env["DATABASE_URL"])
+    with db.session() as s:
+        answer = s.scalars(select(MathAnswer)).one()
+        assert answer.correct and answer.points >= 100
+    db.dispose()
+    too_big = runner.invoke(main, ["play", "--math", "--seed", str(2**40)], input="1\n", env=env)
+    assert too_big.exit_code == 2 and "below" in too_big.output

@@ -12,9 +12,13 @@ from typing import TextIO
 
 from rich.console import Console
 
+from ...drills.ports import ChannelRef, MessageRef, UserRef
 from ...mathdrill.answers import CheckResult, UnreadableAnswer, check
+from ...mathdrill.ports import MathPost, MathRevealPost
 from ...mathdrill.questions import ANSWER_SECONDS, MAX_SEED, Question, question
+from ...mathdrill.service import MathService
 from .answer_input import stdin_is_terminal
+from .chat import PLATFORM, channel_ref, user_ref
 
 # Called after each answered question (e.g. to store points); gets the question, the result and seconds taken.
 Recorder = Callable[[Question, CheckResult | None, str, float], Awaitable[int | None]]
@@ -94,3 +98,48 @@ async def run_math(opts: MathOptions, console: Console, stdin: TextIO, record: R
     if opts.rounds > 1:
         console.print(f"\n{right}/{opts.rounds} right.")
     return 0
+
+
+class TerminalMathChat:
+    """MathChat for `play --math`: the reveal goes to the console; the question is printed by the runner."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    async def post_math(self, channel: ChannelRef, post: MathPost) -> MessageRef:
+        return MessageRef(channel, f"math-{post.question_id}")
+
+    async def post_math_reveal(self, ref: MessageRef, post: MathRevealPost) -> MessageRef:
+        self.console.print(post.text(), markup=False, highlight=False)
+        return MessageRef(ref.channel, f"math-{post.question_id}-reveal")
+
+    async def send_private(self, channel: ChannelRef, user: UserRef, text: str) -> None:
+        self.console.print(text, markup=False, highlight=False)
+
+
+async def play_math(math: MathService, user: str, kind: str | None, seed: int | None, console: Console,
+                    stdin: TextIO, tries: int = 3) -> int:
+    """One question through the same service as chat: stored, pointed, revealed, then the local math board."""
+    channel = channel_ref(f"solo-{user}")
+    math.chats[PLATFORM] = TerminalMathChat(console)
+    started = await math.start(channel, kind=kind, seed=seed)
+    q = await math.question_for(user_ref(user), started.id)
+    console.print(f"Math #{started.id} ({q.kind}) — {math.seconds} seconds, ±{q.tolerance:.0%}:\n{q.question}",
+                  markup=False, highlight=False)
+    outcome = None
+    for _ in range(tries):  # an unreadable answer is not stored: ask again
+        try:
+            text = await asyncio.to_thread(_read, stdin, math.seconds)
+        except (KeyboardInterrupt, EOFError):
+            text = None
+        if text is None:
+            break
+        outcome = await math.answer(started.id, user_ref(user), text)
+        console.print(outcome.text, markup=False, highlight=False)
+        if outcome.status != "unreadable":
+            break
+    await math.reveal(started.id, force=True)
+    if outcome is not None and outcome.status != "unreadable":
+        console.print(f"{'✓' if outcome.correct else '✗'} {outcome.points} points", markup=False)
+    console.print(await math.board_text(channel, "all"), markup=False, highlight=False)
+    return 0 if outcome is not None else 1
