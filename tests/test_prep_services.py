@@ -158,7 +158,26 @@ async def test_an_interview_is_one_persons_rounds_in_order(database: Database) -
         await prep.interview.answer(started.session_id, user("ana"), "more")
 
 
+async def test_a_failed_round_post_keeps_the_answer_and_resume_posts_it_again(database: Database) -> None:
+    clock = Clock()
+    prep, chat = services(database, clock)
+    started = await prep.interview.start(channel(), user("ana"), rounds=2, seed=9)
+    chat.fail_next = 1
+    with pytest.raises(DrillError, match="resume"):
+        await prep.interview.answer(started.session_id, user("ana"), "the step is long")
+    with database.session() as s:
+        assert s.scalar(select(func.count()).select_from(InterviewRound)) == 1
+    with pytest.raises(DrillError, match="no interview in progress"):
+        await prep.interview.resume(user("bo"))
+    again = await prep.interview.resume(user("ana"))
+    assert again.session_id == started.session_id
+    assert [p.number for _, p in chat.rounds] == [1, 2]
+    done = await prep.interview.answer(started.session_id, user("ana"), "the gaps")
+    assert done.finished and done.result.spec.number == 2
+
+
 @pytest.mark.parametrize(("text", "name", "extra"), [
+    ("interview resume", "interview_resume", {}),
     ("math", "math", {}),
     ("math itl_floor", "math", {"kind": "itl_floor"}),
     ("MATH leaderboard month", "math_board", {"period": "month"}),

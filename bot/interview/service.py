@@ -4,6 +4,7 @@ then the next round is posted; after the last one, the summary and the model spo
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from .session import (
 )
 
 MAX_ANSWER_CHARS = 4000
+log = logging.getLogger(__name__)
 
 
 def utcnow() -> datetime:
@@ -131,8 +133,35 @@ class InterviewService:
                 await chat.post_text(ref or MessageRef(channel, ""), summary)
             else:
                 nxt = plan(row.rounds, row.seed)[spec.number]
-                await self._post_round(channel, user, row.id, nxt, row.rounds, now)
+                try:
+                    await self._post_round(channel, user, row.id, nxt, row.rounds, now)
+                except Exception as exc:  # the answer is stored; the round can be posted again
+                    log.warning("posting interview %s round %s failed: %s", row.id, nxt.number,
+                                type(exc).__name__)
+                    raise DrillError("Your answer is recorded, but the next round could not be posted — "
+                                     "`/trace interview resume` posts it again.") from exc
             return Answered(result, finished, feedback)
+
+    async def resume(self, user: UserRef) -> Started:
+        """Post the person's open interview's current round again (e.g. after a failed post); its clock restarts."""
+        now = self.clock()
+        sid = await asyncio.to_thread(self._open_session, user, now)
+        row, channel = await asyncio.to_thread(self._session, sid, user)
+        ref = await self._post_round(channel, user, sid, plan(row.rounds, row.seed)[row.current - 1], row.rounds,
+                                     now)
+        return Started(sid, row.rounds, ref)
+
+    def _open_session(self, user: UserRef, now: datetime) -> int:
+        with self.db.session() as s:
+            ws = repo.find_workspace(s, user.platform, user.workspace)
+            u = repo.find_user(s, ws, user.user) if ws else None
+            row = s.scalars(select(InterviewSession).where(
+                InterviewSession.user_id == u.id, InterviewSession.finished_at.is_(None))
+                .order_by(InterviewSession.id.desc())).first() if u else None
+            if row is None:
+                raise DrillError("You have no interview in progress — start one with `/trace interview`.")
+            row.round_started_at = now
+            return row.id
 
     def _session(self, sid: int, user: UserRef) -> tuple[InterviewSession, ChannelRef]:
         from ..store.models import Channel, Workspace

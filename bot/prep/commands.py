@@ -13,12 +13,13 @@ PREP_WORDS = ("math", "interview")
 USAGE = ("*Interview prep:* `/trace math` (a 30-second question) · `/trace math <kind>` (" + ", ".join(KINDS)
          + ") · `/trace math leaderboard [week|month|all]` · `/trace math schedule <days> <HH:MM> [timezone]` · "
          "`/trace math schedule off` · `/trace interview [rounds]` (a mock interview, 5 minutes a round) · "
-         "`/trace interview schedule [group <name>] <days> <HH:MM> [timezone]` · `/trace interview schedule off`")
+         "`/trace interview resume` · `/trace interview schedule [group <name>] <days> <HH:MM> [timezone]` · "
+         "`/trace interview schedule off`")
 
 
 @dataclass(frozen=True, slots=True)
 class PrepCommand:
-    name: str  # math | math_board | interview | schedule | schedule_off | usage
+    name: str  # math | math_board | interview | interview_resume | schedule | schedule_off | usage
     target: str = ""  # math | interview (schedules)
     kind: str | None = None
     period: str = "week"
@@ -57,6 +58,8 @@ def parse_prep(text: str) -> PrepCommand:
         return PrepCommand("usage", error=f"I don't know math `{_clip(rest[0])}`.")
     if not rest:
         return PrepCommand("interview")
+    if low == ["resume"]:
+        return PrepCommand("interview_resume")
     if len(rest) == 1 and rest[0].isdigit() and 1 <= int(rest[0]) <= MAX_ROUNDS:
         return PrepCommand("interview", rounds=int(rest[0]))
     return PrepCommand("usage", error=f"An interview has 1 to {MAX_ROUNDS} rounds, e.g. `/trace interview 3`.")

@@ -244,7 +244,17 @@ def register_prep(bot: TraceBot, prep: PrepServices) -> None:
 
     @tree.command(name="trace-interview", description="A mock interview: rounds of rising difficulty, 5 min each")
     @app_commands.guild_only()
-    async def trace_interview(interaction: discord.Interaction, rounds: int = 3) -> None:
+    async def trace_interview(interaction: discord.Interaction, rounds: int = 3, resume: bool = False) -> None:
+        if resume:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            _, who = _refs(interaction)
+
+            async def again() -> str:
+                s = await prep.interview.resume(who)
+                return f"Interview #{s.session_id}: the current round is posted again."
+
+            bot.background(work(interaction, again()))
+            return
         if not 1 <= rounds <= MAX_ROUNDS:
             await interaction.response.send_message(f"An interview has 1 to {MAX_ROUNDS} rounds.", ephemeral=True)
             return
@@ -321,6 +331,9 @@ def register_prep(bot: TraceBot, prep: PrepServices) -> None:
                 reply = "Summary posted in the thread." if done.finished else "Recorded; the next round is up."
             except DrillError as exc:
                 reply = str(exc)
+            except Exception:
+                log.exception("interview answer failed")
+                reply = "Something went wrong; `/trace-interview resume:True` continues."
             await _say(inner, reply)
 
         await interaction.response.send_modal(AnswerModal(f"Interview #{sid}", f"tracedrill:roundmodal:{sid}",

@@ -185,6 +185,9 @@ def register_prep(app: AsyncApp, prep: PrepServices) -> None:
             elif cmd.name == "interview":
                 s = await prep.interview.start(channel, user, rounds=cmd.rounds)
                 text = f"Interview #{s.session_id} started: {s.rounds} rounds."
+            elif cmd.name == "interview_resume":
+                s = await prep.interview.resume(user)
+                text = f"Interview #{s.session_id}: the current round is posted again."
             elif not await _is_admin(client, user.user):
                 text = "Only workspace admins can change the schedule."
             elif cmd.name == "schedule":
@@ -268,6 +271,11 @@ def register_prep(app: AsyncApp, prep: PrepServices) -> None:
         except DrillError as exc:
             if channel.channel:
                 await client.chat_postEphemeral(channel=channel.channel, user=user.user, text=escape(str(exc)))
+        except Exception:
+            log.exception("interview answer failed")
+            if channel.channel:
+                await client.chat_postEphemeral(channel=channel.channel, user=user.user,
+                                                text="Something went wrong; `/trace interview resume` continues.")
 
     @app.action(START_ACTION)
     async def start_from_invite(ack: Any, body: dict[str, Any], client: Any) -> None:
