@@ -194,3 +194,18 @@ def test_play_math_stores_points_on_the_local_math_board(tmp_path, monkeypatch: 
     db.dispose()
     too_big = runner.invoke(main, ["play", "--math", "--seed", str(2**40)], input="1\n", env=env)
     assert too_big.exit_code == 2 and "below" in too_big.output
+
+
+def test_the_terminal_prompt_submits_on_enter_and_when_time_runs_out() -> None:
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from bot.adapters.terminal.math_play import read_line_with_countdown
+
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        pipe.send_text("1,200 GB/s\r")
+        assert read_line_with_countdown(30) == "1,200 GB/s"
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        pipe.send_text("45")  # no Enter: the clock submits what was typed
+        assert read_line_with_countdown(1) == "45"
