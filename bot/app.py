@@ -10,6 +10,7 @@ from .drills.engine import DrillEngine
 from .drills.service import TeamService
 from .health import Health, serve_health
 from .local import open_database
+from .prep.root import PrepServices
 from .render.cache import RenderCache
 from .schedule.scheduler import DrillScheduler
 from .settings import CoreSettings, ServeSettings
@@ -68,12 +69,16 @@ async def serve(plan: ServePlan) -> None:
         _check_discord()
     settings = CoreSettings()
     engine, scheduler, service = build_core(settings)
+    from .prep.root import attach, build_prep
+
+    prep = build_prep(engine)
+    attach(prep, scheduler)
     health = Health(engine.db.engine, is_leader=lambda: scheduler.running)
     runners = []
     if "slack" in plan.platforms:
-        runners.append(await _start_slack(engine, service, health, plan))
+        runners.append(await _start_slack(engine, service, health, plan, prep))
     if "discord" in plan.platforms:
-        runners.append(_start_discord(engine, service, health))
+        runners.append(_start_discord(engine, service, health, prep))
     if plan.health_port is not None and not (plan.http and plan.health_port == plan.port):
         await serve_health(health, plan.host, plan.health_port)
     scheduler.start_background()
@@ -96,7 +101,8 @@ def _check_slack(http: bool) -> None:
         raise ConfigError("Socket Mode needs SLACK_APP_TOKEN and SLACK_BOT_TOKEN (or use --http)")
 
 
-async def _start_slack(engine: DrillEngine, service: TeamService, health: Health, plan: ServePlan):  # type: ignore[no-untyped-def]
+async def _start_slack(engine: DrillEngine, service: TeamService, health: Health, plan: ServePlan,  # type: ignore[no-untyped-def]
+                       prep: PrepServices | None = None):
     from aiohttp import web
 
     from .adapters.slack.app import PLATFORM, build_slack
@@ -105,7 +111,7 @@ async def _start_slack(engine: DrillEngine, service: TeamService, health: Health
 
     settings = SlackSettings()
     install(settings.secrets())
-    runtime = build_slack(engine, service, settings)
+    runtime = build_slack(engine, service, settings, prep)
     engine.chats[PLATFORM] = runtime.chat
     if plan.http:
         web_app = runtime.app.web_app(path="/slack/events", port=plan.port)
@@ -137,7 +143,8 @@ def _check_discord() -> None:
         raise ConfigError("Discord needs DISCORD_TOKEN (the bot token from the Developer Portal)")
 
 
-def _start_discord(engine: DrillEngine, service: TeamService, health: Health):  # type: ignore[no-untyped-def]
+def _start_discord(engine: DrillEngine, service: TeamService, health: Health,  # type: ignore[no-untyped-def]
+                   prep: PrepServices | None = None):
     from .adapters.discord.bot import PLATFORM, TraceBot
     from .adapters.discord.settings import DiscordSettings
     from .adapters.slack.redact import install
@@ -146,6 +153,10 @@ def _start_discord(engine: DrillEngine, service: TeamService, health: Health):  
     assert settings.token is not None
     install([settings.token.get_secret_value()])
     bot = TraceBot(engine, service, settings)
+    if prep is not None:
+        from .adapters.discord.prep import register_prep
+
+        register_prep(bot, prep)
     engine.chats[PLATFORM] = bot.chat
     health.platforms["discord"] = lambda: bot.client.is_ready() and not bot.client.is_closed()
     return bot.run(settings.token.get_secret_value())

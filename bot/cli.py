@@ -144,11 +144,18 @@ def grade_command(signature: str | None, seed: int | None, difficulty: str, batc
 @click.option("--open", "open_picture", is_flag=True, help="Open the picture in the system viewer.")
 @click.option("--from-trace", "from_trace", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               default=None, help="Drill on your own Kineto trace (.json / .json.gz) instead of a synthetic one.")
+@click.option("--math", "math_drill", is_flag=True, help="A 30-second mental-math question instead of a trace.")
 @click.option("--database-url", envvar="DATABASE_URL", default=None)
 def play(signature: str | None, difficulty: str | None, seed: int | None, minutes: float, no_timer: bool,
-         user: str | None, open_picture: bool, from_trace: Path | None, database_url: str | None) -> None:
+         user: str | None, open_picture: bool, from_trace: Path | None, math_drill: bool,
+         database_url: str | None) -> None:
     """Solo practice: one drill, your diagnosis, the grade and the full reveal."""
     import asyncio
+
+    if math_drill:
+        from .cli_math import play_math
+
+        sys.exit(play_math(seed, user, database_url))
 
     from rich.console import Console
 
@@ -258,7 +265,14 @@ def _register_operator_commands() -> None:
     register(main)
 
 
+def _register_interview_prep_commands() -> None:
+    from .cli_math import register
+
+    register(main)
+
+
 _register_operator_commands()
+_register_interview_prep_commands()
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

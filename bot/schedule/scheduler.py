@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import UTC
+from typing import Any
 
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -40,6 +41,7 @@ class DrillScheduler:
             timezone=UTC,
         )
         self._task: asyncio.Task[None] | None = None
+        self.prep: Any = None  # interview-prep services (bot.prep.root.attach), scheduled alongside drills
 
     @property
     def running(self) -> bool:
@@ -53,6 +55,10 @@ class DrillScheduler:
                 n += self._put(f"channel:{ch.id}", channel_trigger(ch), "bot.schedule.jobs:channel_drill", ch.id)
             for g in s.scalars(select(StudyGroup)):
                 n += self._put(f"group:{g.id}", group_trigger(g), "bot.schedule.jobs:group_drill", g.id)
+        if self.prep is not None:
+            from . import prep_jobs
+
+            n += prep_jobs.sync(self.scheduler, self.prep)
         return n
 
     def _put(self, job_id: str, trigger: object, func: str, arg: int) -> int:
@@ -71,6 +77,10 @@ class DrillScheduler:
     async def sweep(self) -> list[int]:
         """Reveal what came due while no scheduler ran (exactly once), and re-create missing reveal jobs."""
         revealed = await self.engine.reveal_due()
+        if self.prep is not None:
+            from . import prep_jobs
+
+            await prep_jobs.sweep(self.scheduler, self.prep)
         now = self.engine.clock()
         with self.engine.db.session() as s:
             pending = repo.pending_drills(s, now)
@@ -88,6 +98,10 @@ class DrillScheduler:
         if not await asyncio.to_thread(self.lock.try_acquire):
             return False
         jobs.bind(self.engine)
+        if self.prep is not None:
+            from . import prep_jobs
+
+            prep_jobs.bind(self.prep)
         self.scheduler.start()
         self.sync_schedules()
         await self.sweep()

@@ -210,3 +210,7 @@ class LeaderboardArchive(Base):
     rankings: Mapped[list[dict[str, object]]] = mapped_column(JSON)
     announced: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column()
+
+
+# Interview-prep tables live in their own module; importing it here puts them on Base.metadata for Alembic.
+from . import prep_models  # noqa: E402,F401

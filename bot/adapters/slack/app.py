@@ -19,6 +19,7 @@ from ...drills.engine import DrillEngine
 from ...drills.errors import DrillError, NotRecorded
 from ...drills.ports import ChannelRef, UserRef
 from ...drills.service import TeamService
+from ...prep.root import PrepServices
 from .blocks import ANSWER_BLOCK, ANSWER_INPUT, MODAL_CALLBACK, SUBMIT_ACTION, answer_modal, escape
 from .chat import SlackChat, make_client
 from .installation import ThreadedInstallationStore, ThreadedStateStore
@@ -37,7 +38,8 @@ class SlackRuntime:
     installations: ThreadedInstallationStore | None
 
 
-def build_slack(engine: DrillEngine, service: TeamService, settings: SlackSettings) -> SlackRuntime:
+def build_slack(engine: DrillEngine, service: TeamService, settings: SlackSettings,
+                prep: PrepServices | None = None) -> SlackRuntime:
     installations = None
     if settings.oauth:
         assert settings.client_id is not None
@@ -63,6 +65,11 @@ def build_slack(engine: DrillEngine, service: TeamService, settings: SlackSettin
             return token
 
     chat = SlackChat(token_for, settings.api_url, update_every=settings.update_every_seconds)
+    if prep is not None:  # first: its `/trace math|interview` listener must match before the drill one
+        from .prep import SlackPrepChat, register_prep
+
+        register_prep(app, prep)
+        prep.math.chats[PLATFORM] = prep.interview.chats[PLATFORM] = SlackPrepChat(chat)
     _register(app, engine, service, settings, installations)
     return SlackRuntime(app, chat, installations)
 
