@@ -24,11 +24,13 @@ def build_core(settings: CoreSettings) -> tuple[DrillEngine, DrillScheduler, Tea
     db = open_database(settings.database_url, settings)
     engine = DrillEngine(db, {}, answer_seconds=settings.answer_seconds, theme=settings.theme,
                          render_cache=RenderCache(directory=settings.render_dir))
-    scheduler = DrillScheduler(engine)
+    scheduler = DrillScheduler(engine, poll_seconds=settings.leader_poll_seconds,
+                               sweep_seconds=settings.sweep_seconds, deployment=settings.deployment,
+                               stale_seconds=settings.leader_stale_seconds)
     engine.on_started.append(scheduler.schedule_reveal)
 
     def resync() -> None:
-        if scheduler.running:  # only the leader holds jobs; followers pick changes up when they lead
+        if scheduler.running:  # on a follower, the leader's next re-sync (≤ sweep_seconds) picks it up
             scheduler.sync_schedules()
 
     service = TeamService(engine, on_schedule_change=resync)
