@@ -49,7 +49,7 @@ async def serve(platforms: list[str], *, http: bool = False, host: str = "0.0.0.
     engine, scheduler, service = build_core(settings)
     runners = []
     if "slack" in platforms:
-        runners.append(await _start_slack(engine, service, http=http, host=host, port=port))
+        runners.append(await _start_slack(engine, service, scheduler, http=http, host=host, port=port))
     if "discord" in platforms:
         runners.append(_start_discord(engine, service))
     scheduler.start_background()
@@ -64,6 +64,9 @@ def _check_slack(http: bool) -> None:
     from .adapters.slack.settings import SlackSettings
 
     settings = SlackSettings()
+    blank = settings.blank_secrets()
+    if blank:
+        raise ConfigError(f"{', '.join(blank)} is set but empty; give the real value or unset it")
     if http:
         if settings.signing_secret is None or not (settings.bot_token or settings.oauth):
             raise ConfigError("HTTP mode needs SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN (or SLACK_CLIENT_ID and "
@@ -72,7 +75,8 @@ def _check_slack(http: bool) -> None:
         raise ConfigError("Socket Mode needs SLACK_APP_TOKEN and SLACK_BOT_TOKEN (or use --http)")
 
 
-async def _start_slack(engine: DrillEngine, service: TeamService, *, http: bool, host: str, port: int):  # type: ignore[no-untyped-def]
+async def _start_slack(engine: DrillEngine, service: TeamService, scheduler: DrillScheduler, *, http: bool,  # type: ignore[no-untyped-def]
+                       host: str, port: int):
     from aiohttp import web
 
     from .adapters.slack.app import PLATFORM, build_slack
@@ -83,6 +87,8 @@ async def _start_slack(engine: DrillEngine, service: TeamService, *, http: bool,
     install(settings.secrets())
     runtime = build_slack(engine, service, settings)
     engine.chats[PLATFORM] = runtime.chat
+    if runtime.states is not None:
+        scheduler.maintenance.append(runtime.states.purge_expired)
     if http:
         runner = web.AppRunner(runtime.app.web_app(path="/slack/events", port=port))
         await runner.setup()

@@ -17,7 +17,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
@@ -34,6 +34,7 @@ from .triggers import channel_trigger, group_trigger
 
 log = logging.getLogger(__name__)
 Hook = Callable[[], Awaitable[Any]]
+DELIVERY_KEY_TTL = timedelta(days=2)
 
 
 class SharedEngineJobStore(SQLAlchemyJobStore):
@@ -53,7 +54,7 @@ class DrillScheduler:
         self.poll_seconds = poll_seconds
         self.sweep_seconds = sweep_seconds
         self.maintenance_seconds = maintenance_seconds
-        self.maintenance: list[Hook] = []
+        self.maintenance: list[Hook] = [self.purge_delivery_keys]
         self.scheduler = self._new_scheduler()
         self._task: asyncio.Task[None] | None = None
         self._timers: set[asyncio.Task[None]] = set()
@@ -115,6 +116,13 @@ class DrillScheduler:
             await self.engine.reveal(drill_id)
         except Exception as exc:  # the leader's sweep retries
             log.warning("reveal of drill %s failed: %s", drill_id, type(exc).__name__)
+
+    async def purge_delivery_keys(self) -> int:
+        def run() -> int:
+            with self.engine.db.session() as s:
+                return repo.purge_delivery_keys(s, self.engine.clock() - DELIVERY_KEY_TTL)
+
+        return await asyncio.to_thread(run)
 
     async def sweep(self) -> list[int]:
         """Reveal what is overdue (exactly once) and give every pending drill a reveal job."""
