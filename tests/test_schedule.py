@@ -248,11 +248,13 @@ async def test_a_schedule_changed_elsewhere_is_synced_by_the_leader(database: Da
         assert sched.scheduler.get_job(f"channel:{ch_id}") is None
         await asyncio.sleep(0.25)
         await sched.poll()
+        await sched.chores_done()
         job = sched.scheduler.get_job(f"channel:{ch_id}")
         assert job is not None
         before = job.next_run_time
         await asyncio.sleep(0.25)
         await sched.poll()
+        await sched.chores_done()
         after = sched.scheduler.get_job(f"channel:{ch_id}")
         assert after is not None and after.next_run_time == before, "an unchanged job is left alone"
     finally:

@@ -62,6 +62,7 @@ class DrillScheduler:
         self._next_maintenance = 0.0
         self.lost_leadership = 0  # times the lock was found lost (for operators and tests)
         self._leading = False
+        self._chores: asyncio.Task[None] | None = None  # the running sweep / maintenance, off the poll's path
 
     def _new_scheduler(self) -> AsyncIOScheduler:
         return AsyncIOScheduler(
@@ -160,6 +161,8 @@ class DrillScheduler:
         if not self._leading:
             return
         self._leading = False
+        if self._chores is not None:
+            self._chores.cancel()
         self.scheduler.pause()
         self.scheduler.shutdown(wait=False)
 
@@ -167,8 +170,11 @@ class DrillScheduler:
         now = time.monotonic()
         if now >= self._next_sweep:
             self._next_sweep = now + self.sweep_seconds
-            await asyncio.to_thread(self.sync_schedules)
-            await self.sweep()
+            try:
+                await asyncio.to_thread(self.sync_schedules)
+                await self.sweep()
+            except Exception as exc:  # the next sweep tries again
+                log.warning("sweep failed: %s", type(exc).__name__)
         if now >= self._next_maintenance:
             self._next_maintenance = now + self.maintenance_seconds
             for hook in self.maintenance:
@@ -186,9 +192,17 @@ class DrillScheduler:
                 self._halt()
                 log.warning("leader lock lost: this replica stopped scheduling")
                 return False
-            await self._housekeeping()
+            # The sweep can take long (reveal posts retried with backoff): it runs beside the polls, so
+            # the lock is still proven every poll.
+            if self._chores is None or self._chores.done():
+                self._chores = asyncio.get_running_loop().create_task(self._housekeeping())
             return True
         return await self.become_leader()
+
+    async def chores_done(self) -> None:
+        """Wait for the sweep or maintenance a poll started (tests, shutdown)."""
+        if self._chores is not None:
+            await asyncio.gather(self._chores, return_exceptions=True)
 
     async def run(self) -> None:
         """Poll forever; one failed poll (database down) is logged and the next one tries again."""
