@@ -261,3 +261,26 @@ async def test_a_schedule_changed_elsewhere_is_synced_by_the_leader(database: Da
     finally:
         await sched.stop()
         jobs.unbind()
+
+
+def test_the_lock_connection_has_tcp_keepalives_on_both_ends(database: Database) -> None:
+    import os
+
+    from bot.store.db import normalize_url
+
+    if database.is_sqlite:
+        assert LeaderLock(database.engine).try_acquire()
+        return
+    db = Database(normalize_url(os.environ["TEST_DATABASE_URL"]))  # the app's own engine factory
+    lock = LeaderLock(db.engine, "keepalive-probe")
+    try:
+        assert lock.try_acquire()
+        conn = lock._conn
+        assert conn is not None
+        server = {k: conn.execute(text(f"SHOW tcp_keepalives_{k}")).scalar() for k in ("idle", "interval", "count")}
+        assert server == {"idle": "10", "interval": "5", "count": "3"}, "the server drops a vanished leader"
+        client = conn.connection.dbapi_connection.info.get_parameters()  # type: ignore[union-attr]
+        assert client.get("keepalives") == "1" and client.get("keepalives_idle") == "10", client
+    finally:
+        lock.release()
+        db.dispose()
