@@ -27,11 +27,13 @@ def build_core(settings: CoreSettings) -> tuple[DrillEngine, DrillScheduler, Tea
     db = open_database(settings.database_url, settings)
     engine = DrillEngine(db, {}, answer_seconds=settings.answer_seconds, theme=settings.theme,
                          render_cache=RenderCache(directory=settings.render_dir))
-    scheduler = DrillScheduler(engine)
+    scheduler = DrillScheduler(engine, poll_seconds=settings.leader_poll_seconds,
+                               sweep_seconds=settings.sweep_seconds, deployment=settings.deployment,
+                               stale_seconds=settings.leader_stale_seconds)
     engine.on_started.append(scheduler.schedule_reveal)
 
     def resync() -> None:
-        if scheduler.running:  # only the leader holds jobs; followers pick changes up when they lead
+        if scheduler.running:  # on a follower, the leader's next re-sync (≤ sweep_seconds) picks it up
             scheduler.sync_schedules()
 
     service = TeamService(engine, on_schedule_change=resync)
@@ -76,7 +78,7 @@ async def serve(plan: ServePlan) -> None:
     health = Health(engine.db.engine, is_leader=lambda: scheduler.running)
     runners = []
     if "slack" in plan.platforms:
-        runners.append(await _start_slack(engine, service, health, plan, prep))
+        runners.append(await _start_slack(engine, service, scheduler, health, plan, prep))
     if "discord" in plan.platforms:
         runners.append(_start_discord(engine, service, health, prep))
     if plan.health_port is not None and not (plan.http and plan.health_port == plan.port):
@@ -93,6 +95,9 @@ def _check_slack(http: bool) -> None:
     from .adapters.slack.settings import SlackSettings
 
     settings = SlackSettings()
+    blank = settings.blank_secrets()
+    if blank:
+        raise ConfigError(f"{', '.join(blank)} is set but empty; give the real value or unset it")
     if http:
         if settings.signing_secret is None or not (settings.bot_token or settings.oauth):
             raise ConfigError("HTTP mode needs SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN (or SLACK_CLIENT_ID and "
@@ -101,8 +106,8 @@ def _check_slack(http: bool) -> None:
         raise ConfigError("Socket Mode needs SLACK_APP_TOKEN and SLACK_BOT_TOKEN (or use --http)")
 
 
-async def _start_slack(engine: DrillEngine, service: TeamService, health: Health, plan: ServePlan,  # type: ignore[no-untyped-def]
-                       prep: PrepServices | None = None):
+async def _start_slack(engine: DrillEngine, service: TeamService, scheduler: DrillScheduler, health: Health,  # type: ignore[no-untyped-def]
+                       plan: ServePlan, prep: PrepServices | None = None):
     from aiohttp import web
 
     from .adapters.slack.app import PLATFORM, build_slack
@@ -113,6 +118,8 @@ async def _start_slack(engine: DrillEngine, service: TeamService, health: Health
     install(settings.secrets())
     runtime = build_slack(engine, service, settings, prep)
     engine.chats[PLATFORM] = runtime.chat
+    if runtime.states is not None:
+        scheduler.maintenance.append(runtime.states.purge_expired)
     if plan.http:
         web_app = runtime.app.web_app(path="/slack/events", port=plan.port)
         health.add_routes(web_app)

@@ -16,6 +16,11 @@ class CoreSettings(BaseSettings):
     theme: str = Field(default="light", pattern="^(light|dark)$")
     render_dir: Path | None = None  # shared on-disk render cache; None: memory only
     no_upgrade: bool = False  # skip `alembic upgrade head` on start
+    # Replicas: the leader lock is per deployment (default: the database schema's name).
+    deployment: str | None = None
+    leader_poll_seconds: float = Field(default=5.0, gt=0)  # how often the leader proves its lock
+    sweep_seconds: float = Field(default=15.0, gt=0)  # re-sync schedules, reveal overdue, add reveal jobs
+    leader_stale_seconds: float = Field(default=30.0, gt=0)  # a leader silent this long is replaced
 
 
 class ServeSettings(BaseSettings):

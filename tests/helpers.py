@@ -24,7 +24,7 @@ class Clock:
 
 
 def engine_for(db: Database, chat: FakeChat, clock: Clock, seed: int = 1, platform: str = "slack") -> DrillEngine:
-    return DrillEngine(db, {platform: chat}, clock=clock, rng=random.Random(seed))
+    return DrillEngine(db, {platform: chat}, clock=clock, rng=random.Random(seed), retry_base_seconds=0.01)
 
 
 def channel(ws: str = "T1", ch: str = "C1", platform: str = "slack") -> ChannelRef:

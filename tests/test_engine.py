@@ -96,7 +96,7 @@ async def test_a_failed_reveal_post_is_retried_later(database: Database) -> None
     e = engine_for(database, chat, clock)
     d = await e.start(channel(), signature="healthy", duration_seconds=60)
     clock.advance(61)
-    chat.fail_next = 1
+    chat.fail_next = e.post_attempts  # every retry of this call fails
     with pytest.raises(ConnectionError):
         await e.reveal(d.id)
     assert await e.reveal_due() == [d.id]

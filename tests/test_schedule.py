@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func, select, text
@@ -79,7 +80,7 @@ def test_advisory_lock_is_exclusive_on_postgres(database: Database) -> None:
 
 
 async def test_startup_sweep_reveals_overdue_drills_once_and_rebuilds_reveal_jobs(database: Database) -> None:
-    chat, clock = FakeChat(), Clock()
+    chat, clock = FakeChat(), Clock(datetime.now(UTC))  # reveal jobs run on real time
     e = engine_for(database, chat, clock)
     overdue = await e.start(channel(), signature="straggler", duration_seconds=60)
     clock.advance(120)
@@ -149,3 +150,137 @@ async def test_scheduled_job_posts_a_drill_and_respects_skip_dates(database: Dat
             assert s.scalar(select(func.count()).select_from(Drill).where(Drill.revealed_at.is_not(None))) == 1
     finally:
         jobs.unbind()
+
+
+def test_the_lock_key_is_per_deployment(database: Database) -> None:
+    from bot.schedule.leader import lock_key
+
+    prod, staging, prod2 = (LeaderLock(database.engine, name) for name in ("prod", "staging", "prod"))
+    default = LeaderLock(database.engine)
+    try:
+        assert prod.try_acquire()
+        assert staging.try_acquire(), "another deployment on the same database leads on its own"
+        assert prod2.try_acquire() is database.is_sqlite
+        if not database.is_sqlite:
+            with database.engine.connect() as c:
+                schema = str(c.execute(text("SELECT current_schema()")).scalar())
+            assert default.key == lock_key(schema), "by default the deployment is the schema"
+            assert len({prod.key, staging.key, default.key}) == 3
+    finally:
+        for lock in (prod, staging, prod2, default):
+            lock.release()
+
+
+async def test_the_leader_stops_at_its_next_poll_when_its_lock_connection_dies(database: Database) -> None:
+    chat, clock = FakeChat(), Clock()
+    a = DrillScheduler(engine_for(database, chat, clock), poll_seconds=0.05)
+    b = DrillScheduler(engine_for(Database(engine=database.engine), chat, clock), poll_seconds=0.05)
+    try:
+        assert await a.become_leader()
+        assert await a.poll()
+        if database.is_sqlite:
+            return  # one process, always the leader (documented)
+        pid = a.lock.backend_pid
+        with database.engine.connect() as c:
+            assert c.execute(text("SELECT pg_terminate_backend(:p)"), {"p": pid}).scalar()
+        assert not await a.poll()
+        assert not a.running
+        assert a.lost_leadership == 1
+        assert await b.poll(), "the lock is free again"
+        assert not await a.poll()
+    finally:
+        await a.stop()
+        await b.stop()
+        jobs.unbind()
+
+
+async def test_a_hung_leader_is_replaced_once_it_is_stale(database: Database) -> None:
+    chat, clock = FakeChat(), Clock()
+    a = DrillScheduler(engine_for(database, chat, clock))
+    b = DrillScheduler(engine_for(Database(engine=database.engine), chat, clock), stale_seconds=0.5)
+    try:
+        assert await a.become_leader()
+        if database.is_sqlite:
+            return
+        assert await a.poll()  # a poll is the leader's proof of life
+        assert not await b.poll(), "a fresh leader is left alone"
+        assert a.running
+        await asyncio.sleep(0.8)  # the leader "hangs": no query on its lock connection
+        assert not await b.poll()  # b terminates the stale leader's lock session…
+        assert await b.poll()  # …and leads on its next poll
+        assert not await a.poll(), "the old leader wakes up, finds its lock gone and stops"
+        assert not a.running
+    finally:
+        await a.stop()
+        await b.stop()
+        jobs.unbind()
+
+
+async def test_the_leader_sweeps_periodically_so_a_failed_reveal_post_is_retried(database: Database) -> None:
+    chat, clock = FakeChat(), Clock()
+    e = engine_for(database, chat, clock)
+    d = await e.start(channel(), signature="healthy", duration_seconds=60)
+    clock.advance(61)
+    chat.fail_next = e.post_attempts  # the first sweep's reveal fails, retries included
+    sched = DrillScheduler(e, poll_seconds=0.05, sweep_seconds=0.3)
+    sched.start_background()
+    try:
+        for _ in range(100):
+            if chat.reveals:
+                break
+            await asyncio.sleep(0.05)
+        assert [post.drill_id for _, post in chat.reveals] == [d.id]
+        assert sched.running
+    finally:
+        await sched.stop()
+        jobs.unbind()
+
+
+async def test_a_schedule_changed_elsewhere_is_synced_by_the_leader(database: Database) -> None:
+    chat, clock = FakeChat(), Clock()
+    sched = DrillScheduler(engine_for(database, chat, clock), poll_seconds=0.05, sweep_seconds=0.2)
+    try:
+        assert await sched.become_leader()
+        with database.session() as s:  # what a follower's `/trace schedule` writes
+            ws = repo.workspace(s, "slack", "T1", "", clock())
+            ch = repo.channel(s, ws, "C1", "general")
+            ch.schedule_hour, ch.schedule_minute = 9, 30
+            ch_id = ch.id
+        assert sched.scheduler.get_job(f"channel:{ch_id}") is None
+        await asyncio.sleep(0.25)
+        await sched.poll()
+        await sched.chores_done()
+        job = sched.scheduler.get_job(f"channel:{ch_id}")
+        assert job is not None
+        before = job.next_run_time
+        await asyncio.sleep(0.25)
+        await sched.poll()
+        await sched.chores_done()
+        after = sched.scheduler.get_job(f"channel:{ch_id}")
+        assert after is not None and after.next_run_time == before, "an unchanged job is left alone"
+    finally:
+        await sched.stop()
+        jobs.unbind()
+
+
+def test_the_lock_connection_has_tcp_keepalives_on_both_ends(database: Database) -> None:
+    import os
+
+    from bot.store.db import normalize_url
+
+    if database.is_sqlite:
+        assert LeaderLock(database.engine).try_acquire()
+        return
+    db = Database(normalize_url(os.environ["TEST_DATABASE_URL"]))  # the app's own engine factory
+    lock = LeaderLock(db.engine, "keepalive-probe")
+    try:
+        assert lock.try_acquire()
+        conn = lock._conn
+        assert conn is not None
+        server = {k: conn.execute(text(f"SHOW tcp_keepalives_{k}")).scalar() for k in ("idle", "interval", "count")}
+        assert server == {"idle": "10", "interval": "5", "count": "3"}, "the server drops a vanished leader"
+        client = conn.connection.dbapi_connection.info.get_parameters()  # type: ignore[union-attr]
+        assert client.get("keepalives") == "1" and client.get("keepalives_idle") == "10", client
+    finally:
+        lock.release()
+        db.dispose()

@@ -41,7 +41,7 @@ class Harness:
     def __init__(self, db: Database, api: FakeSlackAPI, clock: Clock) -> None:
         self.db, self.api, self.clock = db, api, clock
         settings = SlackSettings(bot_token=TOKEN, signing_secret=SECRET, api_url=f"{api.base}/api/",
-                                 update_every_seconds=0.2)
+                                 update_every_seconds=0.2, file_hosts=[api.base])
         self.engine = DrillEngine(db, {}, clock=clock)
         self.service = TeamService(self.engine)
         self.runtime = build_slack(self.engine, self.service, settings)

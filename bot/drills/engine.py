@@ -13,6 +13,7 @@ import random
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
@@ -25,12 +26,13 @@ from ..store import repo
 from ..store.db import Database
 from ..store.models import Attempt, Channel, DeliveryKey, Drill, TraceUpload, User, Workspace
 from . import scenarios as sc
-from .errors import DrillError, DrillNotFound, NotRecorded
+from .errors import AlreadyStarted, DrillError, DrillNotFound, NotRecorded
 from .policy import points
 from .ports import ChannelRef, ChatPort, DrillPost, MessageRef, RevealPost, ScoreLine, UserRef
 from .selection import choose_seed, choose_signature, daily_seed
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 MAX_ANSWER_STORED = 20_000  # characters kept in the database; the grader reads at most 4,000
 
 
@@ -92,6 +94,8 @@ class DrillEngine:
         render_cache: RenderCache | None = None,
         clock: Callable[[], datetime] = utcnow,
         rng: random.Random | None = None,
+        post_attempts: int = 3,
+        retry_base_seconds: float = 1.0,
     ) -> None:
         self.db = db
         self.chats = dict(chats)
@@ -100,6 +104,8 @@ class DrillEngine:
         self.renders = render_cache or RenderCache()
         self.clock = clock
         self.rng = rng or random.Random()
+        self.post_attempts = max(1, post_attempts)  # tries per drill or reveal post, backing off 1 s, 2 s, …
+        self.retry_base_seconds = retry_base_seconds
         self.on_started: list[Callable[[StartedDrill], Awaitable[None]]] = []  # e.g. schedule the reveal
         self._trace_scenarios: dict[int, Scenario] = {}
 
@@ -121,7 +127,11 @@ class DrillEngine:
         scheduled: bool = False,
         group_id: int | None = None,
         trace_id: int | None = None,
+        slot_key: str | None = None,
     ) -> StartedDrill:
+        """Create, draw and post a drill. A scheduled drill names its slot: a second start for the same
+        channel and slot (another replica firing the same cron job) raises AlreadyStarted and posts nothing.
+        If the post fails after retries, the drill is marked failed (never revealed) and the error raised."""
         if signature is not None and signature not in SIGNATURE_IDS:
             raise DrillError(f"Unknown signature {signature!r}. Try one of: {', '.join(SIGNATURE_IDS)}")
         if difficulty is not None and difficulty not in DIFFICULTIES:
@@ -131,15 +141,20 @@ class DrillEngine:
         now = self.clock()
         drill_id, ch_data, sig, seed_, diff, deadline = await asyncio.to_thread(
             self._create_drill, channel, signature, seed, difficulty, duration_seconds, scheduled, group_id, now,
-            trace_id,
+            trace_id, slot_key,
         )
-        scenario = await asyncio.to_thread(self._scenario_for, DrillKey(sig, seed_, diff, None, trace_id))
-        png = await asyncio.to_thread(sc.drill_png, self.renders, scenario, self.theme)
-        timeline = await asyncio.to_thread(sc.text_timeline, scenario)
-        post = DrillPost(drill_id, scenario.context.title, tuple(scenario.context.lines()), png, timeline, now,
-                         deadline, ch_data.answer_mode, diff)
-        chat = self.chat_for(channel.platform)
-        ref = await chat.post_drill(channel, post)
+        try:
+            scenario = await asyncio.to_thread(self._scenario_for, DrillKey(sig, seed_, diff, None, trace_id))
+            png = await asyncio.to_thread(sc.drill_png, self.renders, scenario, self.theme)
+            timeline = await asyncio.to_thread(sc.text_timeline, scenario)
+            post = DrillPost(drill_id, scenario.context.title, tuple(scenario.context.lines()), png, timeline, now,
+                             deadline, ch_data.answer_mode, diff)
+            chat = self.chat_for(channel.platform)
+            ref = await self._with_retries(f"post of drill {drill_id}", lambda: chat.post_drill(channel, post))
+        except BaseException:
+            # Nobody saw this drill (or we can't tell): it must never be revealed into the channel.
+            await asyncio.to_thread(self._mark_failed, drill_id, self.clock())
+            raise
         await asyncio.to_thread(self._store_message_ref, drill_id, ref.message)
         started = StartedDrill(drill_id, sig, seed_, diff, now, deadline, ref, trace_id)
         for hook in self.on_started:
@@ -151,7 +166,26 @@ class DrillEngine:
 
     def _create_drill(self, channel: ChannelRef, signature: str | None, seed: int | None, difficulty: str | None,
                       duration: int | None, scheduled: bool, group_id: int | None, now: datetime,
-                      trace_id: int | None = None) -> tuple[int, ChannelInfo, str, int, str, datetime]:
+                      trace_id: int | None = None, slot_key: str | None = None
+                      ) -> tuple[int, ChannelInfo, str, int, str, datetime]:
+        try:
+            return self._insert_drill(channel, signature, seed, difficulty, duration, scheduled, group_id, now,
+                                      trace_id, slot_key)
+        except IntegrityError as exc:
+            if slot_key is not None and self._slot_taken(channel, slot_key):
+                raise AlreadyStarted(slot_key) from exc
+            raise
+
+    def _slot_taken(self, channel: ChannelRef, slot_key: str) -> bool:
+        with self.db.session() as s:
+            ws = repo.find_workspace(s, channel.platform, channel.workspace)
+            ch = repo.find_channel(s, ws, channel.channel) if ws else None
+            return ch is not None and s.scalar(select(Drill.id).where(Drill.channel_id == ch.id,
+                                                                      Drill.slot_key == slot_key)) is not None
+
+    def _insert_drill(self, channel: ChannelRef, signature: str | None, seed: int | None, difficulty: str | None,
+                      duration: int | None, scheduled: bool, group_id: int | None, now: datetime,
+                      trace_id: int | None, slot_key: str | None) -> tuple[int, ChannelInfo, str, int, str, datetime]:
         with self.db.session() as s:
             ws = repo.workspace(s, channel.platform, channel.workspace, "", now)
             ch = repo.channel(s, ws, channel.channel, channel.name)
@@ -177,7 +211,8 @@ class DrillEngine:
             seconds = duration or ch.answer_seconds or self.answer_seconds
             deadline = now + timedelta(seconds=seconds)
             d = Drill(workspace_id=ws.id, channel_id=ch.id, group_id=group_id, signature=signature, seed=seed,
-                      difficulty=diff, scheduled=scheduled, posted_at=now, deadline_at=deadline, trace_id=trace_id)
+                      difficulty=diff, scheduled=scheduled, posted_at=now, deadline_at=deadline, trace_id=trace_id,
+                      slot_key=slot_key)
             s.add(d)
             s.flush()
             return d.id, ChannelInfo(ch.id, ws.id, ch.timezone, ch.answer_mode), signature, seed, diff, deadline
@@ -224,6 +259,29 @@ class DrillEngine:
             s.flush()
             return upload.id, signature
 
+    async def _with_retries(self, what: str, call: Callable[[], Awaitable[T]]) -> T:
+        """A platform call, retried with exponential backoff: a blip in Slack or Discord costs seconds, not
+        the drill. Errors the platform won't change its mind about (not installed, bad request) aren't retried."""
+        delay = self.retry_base_seconds
+        for attempt in range(1, self.post_attempts + 1):
+            try:
+                return await call()
+            except (DrillError, PermissionError, ValueError):
+                raise
+            except Exception as exc:
+                if attempt == self.post_attempts:
+                    raise
+                log.warning("%s failed (%s); retry %d in %.1f s", what, type(exc).__name__, attempt, delay)
+                await asyncio.sleep(delay)
+                delay *= 2
+        raise AssertionError("unreachable")
+
+    def _mark_failed(self, drill_id: int, now: datetime) -> None:
+        with self.db.session() as s:
+            d = s.get(Drill, drill_id)
+            if d is not None and d.message_ref is None:
+                d.failed_at = now
+
     def _store_message_ref(self, drill_id: int, message: str) -> None:
         with self.db.session() as s:
             d = s.get(Drill, drill_id)
@@ -257,9 +315,11 @@ class DrillEngine:
 
     def _store_attempt(self, drill_id: int, user: UserRef, text: str, g: Grade, now: datetime,
                        key: str | None) -> SubmitOutcome:
-        with self.db.session() as s:
+        # The drill row stays locked until this attempt commits, and the reveal's claim updates that row: so an
+        # attempt is either committed before the claim reads the answers (in the reveal) or sees the claim (late).
+        with self.db.session(immediate=True) as s:
             ws = repo.find_workspace(s, user.platform, user.workspace)
-            d = repo.drill(s, ws.id, drill_id) if ws else None
+            d = repo.drill(s, ws.id, drill_id, for_update=True) if ws else None
             if ws is None or d is None:
                 raise DrillNotFound(drill_id)
             if key is not None:
@@ -279,7 +339,7 @@ class DrillEngine:
                 s.add(existing)
                 status = "late" if late else "scored"
             else:
-                existing.revisions += 1
+                existing.revisions = Attempt.revisions + 1  # in SQL: concurrent revisions all count
                 status = "late" if late else "revised"
             existing.answer_text = text[:MAX_ANSWER_STORED]
             existing.signature_credit = g.signature.credit
@@ -305,8 +365,9 @@ class DrillEngine:
             post = RevealPost(drill_id, scenario.signature, scenario.context.title, scenario.reveal.headline,
                               scenario.reveal.as_text(), png, tuple(scores))
             chat = self.chat_for(channel_ref.platform)
-            ref = await chat.post_reveal(MessageRef(channel_ref, drill.message_ref or ""), post)
-        except Exception:
+            ref = await self._with_retries(f"reveal of drill {drill_id}", lambda: chat.post_reveal(
+                MessageRef(channel_ref, drill.message_ref or ""), post))
+        except BaseException:
             await asyncio.to_thread(self._release, drill_id)
             raise
         await asyncio.to_thread(self._store_reveal_ref, drill_id, ref.message)
@@ -320,7 +381,7 @@ class DrillEngine:
 
     def _claim(self, drill_id: int, workspace_id: int | None, now: datetime, force: bool
                ) -> tuple[DrillKey, ChannelRef, list[ScoreLine], list[tuple[UserRef, str]]] | None:
-        with self.db.session() as s:
+        with self.db.session(immediate=True) as s:
             d = s.get(Drill, drill_id)
             if d is None or (workspace_id is not None and d.workspace_id != workspace_id):
                 return None

@@ -19,3 +19,11 @@ class NotRecorded(DrillError):
 
 class GroupError(DrillError):
     pass
+
+
+class AlreadyStarted(DrillError):
+    """A scheduled slot whose drill another replica (or an earlier run) already started."""
+
+    def __init__(self, slot_key: str) -> None:
+        super().__init__(f"The drill for {slot_key} was already started.")
+        self.slot_key = slot_key

@@ -7,14 +7,18 @@ APScheduler calls jobs by import path.
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from datetime import UTC, datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from ..drills.engine import DrillEngine
+from ..drills.errors import AlreadyStarted
 from ..drills.ports import ChannelRef
 from ..store.models import Channel, StudyGroup, Workspace
+from .triggers import channel_trigger, group_trigger, last_fire
 
 log = logging.getLogger(__name__)
+MISFIRE_GRACE_SECONDS = 600  # a cron job up to 10 minutes late still runs (once: coalesced)
 _bound: dict[str, DrillEngine] = {}
 
 
@@ -42,10 +46,12 @@ async def channel_drill(channel_id: int) -> None:
     with e.db.session() as s:
         ch = s.get(Channel, channel_id)
         ws = s.get(Workspace, ch.workspace_id) if ch else None
-        if ch is None or ws is None or not ch.enabled or _skipped(ch.skip_dates, ch.timezone, e.clock()):
+        now = e.clock()
+        if ch is None or ws is None or not ch.enabled or _skipped(ch.skip_dates, ch.timezone, now):
             return
         ref = ChannelRef(ws.platform, ws.external_id, ch.external_id, ch.name)
-    await e.start(ref, scheduled=True)
+        slot = slot_key("channel", channel_trigger(ch), now)
+    await _start_once(e, ref, slot)
 
 
 async def group_drill(group_id: int) -> None:
@@ -57,7 +63,23 @@ async def group_drill(group_id: int) -> None:
         if g is None or ch is None or ws is None:
             return
         ref = ChannelRef(ws.platform, ws.external_id, ch.external_id, ch.name)
-    await e.start(ref, scheduled=True, group_id=group_id)
+        slot = slot_key(f"group:{group_id}", group_trigger(g), e.clock())
+    await _start_once(e, ref, slot, group_id)
+
+
+def slot_key(scope: str, trigger: Any, now: datetime) -> str:
+    """The scheduled slot this run belongs to, the same on every replica that fires it: the trigger's
+    latest fire time (within the misfire grace), or the current minute when run off-schedule."""
+    fired = last_fire(trigger, now, MISFIRE_GRACE_SECONDS) if trigger is not None else None
+    when = (fired or now.replace(second=0, microsecond=0)).astimezone(UTC)
+    return f"{scope}:{when:%Y-%m-%dT%H:%M}Z"
+
+
+async def _start_once(e: DrillEngine, ref: ChannelRef, slot: str, group_id: int | None = None) -> None:
+    try:
+        await e.start(ref, scheduled=True, group_id=group_id, slot_key=slot)
+    except AlreadyStarted:
+        log.info("%s in %s was already started by another replica", slot, ref)
 
 
 async def reveal(drill_id: int) -> None:

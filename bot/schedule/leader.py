@@ -1,37 +1,153 @@
-"""Only one replica runs the scheduler. PostgreSQL: whoever holds a session-level advisory lock on a
-dedicated connection; if that process dies, its connection closes, the lock frees, and another replica
-takes over. SQLite: the bot runs as one process, so it always leads."""
+"""Only one replica runs the scheduler.
+
+PostgreSQL: the leader holds a session-level advisory lock on a dedicated connection. The lock is as good as
+that connection, so the leader proves it on every poll (a query on the lock connection) and stops scheduling
+the moment the query fails — e.g. the backend was terminated or the network is gone. TCP keepalives (client
+side from the engine, server side set on the lock session) turn a silent network loss into such a failure
+within ~30 s, and let the server free the lock of a client that vanished.
+
+A hung leader (SIGSTOP, a stuck event loop) keeps its connection and so its lock; keepalives can't see it,
+because the kernel still answers them. Its proof of life is the lock session's last query: a follower that
+finds the holder's `pg_stat_activity.query_start` older than `stale_seconds` terminates that backend with
+`pg_terminate_backend` and takes the lock on its next try. If the old leader wakes up, its next poll fails
+and it stops. Between waking and that poll it may fire a job: the database makes that harmless (reveal
+claims are atomic; a scheduled slot is unique per channel). Terminating needs the replicas to share a role
+(or pg_signal_backend), and reading query_start needs the same; without it nobody is replaced (logged).
+
+The lock key is derived from the deployment's name (default: the connection's schema), so deployments that
+share a database, e.g. staging in another schema, each have their own leader.
+
+SQLite: the bot runs as one process, so it always leads.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import logging
+
 from sqlalchemy import Connection, Engine, text
 
-LOCK_KEY = 0x7472_6163_6564  # "traced"
+log = logging.getLogger(__name__)
+
+_HOLDER = text(
+    "SELECT l.pid, EXTRACT(EPOCH FROM (clock_timestamp() - a.query_start)) FROM pg_locks l "
+    "LEFT JOIN pg_stat_activity a ON a.pid = l.pid "
+    "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
+    "AND ((l.classid::bigint << 32) | l.objid::bigint) = :k")
+
+
+def lock_key(deployment: str) -> int:
+    """A stable positive 62-bit advisory-lock key for this deployment."""
+    digest = hashlib.sha256(f"tracedrill-leader:{deployment}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 2
 
 
 class LeaderLock:
-    def __init__(self, engine: Engine, key: int = LOCK_KEY) -> None:
+    def __init__(self, engine: Engine, deployment: str | None = None, *, stale_seconds: float = 30.0) -> None:
         self.engine = engine
-        self.key = key
+        self.deployment = deployment
+        self.stale_seconds = stale_seconds
+        self._key: int | None = None
         self._conn: Connection | None = None
+        self._warned = False
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.engine.dialect.name == "sqlite"
 
     @property
     def held(self) -> bool:
-        return self._conn is not None or self.engine.dialect.name == "sqlite"
+        return self._conn is not None or self.is_sqlite
+
+    @property
+    def key(self) -> int:
+        if self._key is None:
+            name = self.deployment
+            if not name:
+                with self.engine.connect() as conn:
+                    name = str(conn.execute(text("SELECT current_schema()")).scalar() or "public")
+            self._key = lock_key(name)
+        return self._key
+
+    @property
+    def backend_pid(self) -> int | None:
+        """The PostgreSQL backend holding the lock for this replica (tests terminate it)."""
+        if self._conn is None:
+            return None
+        return int(self._conn.execute(text("SELECT pg_backend_pid()")).scalar_one())
 
     def try_acquire(self) -> bool:
-        if self.engine.dialect.name == "sqlite":
+        if self.is_sqlite or self._conn is not None:
             return True
-        if self._conn is not None:
-            return True
+        key = self.key
         conn = self.engine.connect()
-        got = bool(conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": self.key}).scalar())
-        conn.commit()
+        try:
+            # Server-side keepalives for this session: the server frees the lock of a client that vanished.
+            for name, value in (("idle", 10), ("interval", 5), ("count", 3)):
+                conn.execute(text(f"SET tcp_keepalives_{name} = {value}"))
+            got = bool(conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": key}).scalar())
+            conn.commit()
+        except Exception:
+            conn.close()
+            raise
         if got:
             self._conn = conn  # the lock lives as long as this connection
         else:
             conn.close()
         return got
+
+    def check(self) -> bool:
+        """Prove the lock is still ours with a query on its own connection; False (and forget it) if not.
+        The query also refreshes this session's query_start, the proof of life followers look at."""
+        if self.is_sqlite:
+            return True
+        if self._conn is None:
+            return False
+        try:
+            mine = self._conn.execute(text(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 "
+                "AND pid = pg_backend_pid() AND ((classid::bigint << 32) | objid::bigint) = :k"),
+                {"k": self.key}).scalar()
+            self._conn.commit()
+        except Exception as exc:
+            log.warning("leader lock connection lost: %s", type(exc).__name__)
+            self._drop()
+            return False
+        if not mine:
+            self._drop()
+            return False
+        return True
+
+    def replace_if_hung(self) -> int | None:
+        """As a follower: terminate the lock holder's backend if it has shown no life for stale_seconds.
+        Returns the terminated backend's pid."""
+        if self.is_sqlite or self._conn is not None:
+            return None
+        with self.engine.connect() as conn:
+            row = conn.execute(_HOLDER, {"k": self.key}).first()
+            if row is None:
+                return None
+            pid, idle = int(row[0]), row[1]
+            if idle is None:
+                if not self._warned:
+                    log.warning("cannot see the leader's activity (needs the same role or pg_read_all_stats): "
+                                "a hung leader won't be replaced")
+                    self._warned = True
+                return None
+            if float(idle) < self.stale_seconds:
+                return None
+            log.warning("leader backend %s silent for %.0f s: terminating it to take over", pid, float(idle))
+            done = bool(conn.execute(text("SELECT pg_terminate_backend(:p)"), {"p": pid}).scalar())
+            conn.commit()
+            return pid if done else None
+
+    def _drop(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        with contextlib.suppress(Exception):
+            conn.invalidate()  # never hand a connection in an unknown state back to the pool
 
     def release(self) -> None:
         if self._conn is None:
@@ -39,6 +155,8 @@ class LeaderLock:
         try:
             self._conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": self.key})
             self._conn.commit()
-        finally:
-            self._conn.close()
-            self._conn = None
+        except Exception:
+            self._drop()
+            return
+        self._conn.close()
+        self._conn = None

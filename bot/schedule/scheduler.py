@@ -1,10 +1,23 @@
-"""The scheduler: cron jobs per channel and study group, a reveal job per drill, and the startup sweep."""
+"""The scheduler: cron jobs per channel and study group, a reveal job per drill, and the leader's poll.
+
+Every replica runs `run()`: a poll every `poll_seconds`. A follower tries to take the lock (and replaces a
+hung leader). The leader proves its lock on every poll and stops scheduling when it is lost; every
+`sweep_seconds` it re-syncs the cron jobs from the database (so `/trace schedule` handled on any replica
+takes effect) and sweeps drills: overdue ones are revealed (a failed reveal post is retried this way) and
+pending ones without a reveal job get one (so a drill started on any replica is revealed on time). Hourly it
+runs the maintenance hooks (purging old delivery keys, expired OAuth states).
+
+A follower that starts a drill also keeps a local timer for its reveal: the claim is atomic, so whichever of
+that timer and the leader's job comes first reveals it, once.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import UTC
+import time
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
@@ -20,6 +33,8 @@ from .leader import LeaderLock
 from .triggers import channel_trigger, group_trigger
 
 log = logging.getLogger(__name__)
+Hook = Callable[[], Awaitable[Any]]
+DELIVERY_KEY_TTL = timedelta(days=2)
 
 
 class SharedEngineJobStore(SQLAlchemyJobStore):
@@ -31,24 +46,40 @@ class SharedEngineJobStore(SQLAlchemyJobStore):
 
 
 class DrillScheduler:
-    def __init__(self, engine: DrillEngine, *, poll_seconds: float = 5.0) -> None:
+    def __init__(self, engine: DrillEngine, *, poll_seconds: float = 5.0, sweep_seconds: float = 15.0,
+                 maintenance_seconds: float = 3600.0, deployment: str | None = None,
+                 stale_seconds: float = 30.0) -> None:
         self.engine = engine
-        self.lock = LeaderLock(engine.db.engine)
+        self.lock = LeaderLock(engine.db.engine, deployment, stale_seconds=stale_seconds)
         self.poll_seconds = poll_seconds
-        self.scheduler = AsyncIOScheduler(
-            jobstores={"default": SharedEngineJobStore(engine=engine.db.engine, tablename="apscheduler_jobs")},
-            job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 600},
+        self.sweep_seconds = sweep_seconds
+        self.maintenance_seconds = maintenance_seconds
+        self.maintenance: list[Hook] = [self.purge_delivery_keys]
+        self.scheduler = self._new_scheduler()
+        self._task: asyncio.Task[None] | None = None
+        self._timers: set[asyncio.Task[None]] = set()
+        self._next_sweep = 0.0
+        self._next_maintenance = 0.0
+        self.lost_leadership = 0  # times the lock was found lost (for operators and tests)
+        self._leading = False
+        self._chores: asyncio.Task[None] | None = None  # the running sweep / maintenance, off the poll's path
+        self.prep: Any = None  # interview-prep services (bot.prep.root.attach), scheduled alongside drills
+
+    def _new_scheduler(self) -> AsyncIOScheduler:
+        return AsyncIOScheduler(
+            jobstores={"default": SharedEngineJobStore(engine=self.engine.db.engine, tablename="apscheduler_jobs")},
+            job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": jobs.MISFIRE_GRACE_SECONDS},
             timezone=UTC,
         )
-        self._task: asyncio.Task[None] | None = None
-        self.prep: Any = None  # interview-prep services (bot.prep.root.attach), scheduled alongside drills
 
     @property
     def running(self) -> bool:
-        return bool(self.scheduler.running)
+        """True while this replica leads (its scheduler runs jobs)."""
+        return self._leading
 
     def sync_schedules(self) -> int:
-        """(Re)create one cron job per scheduled channel and study group; drop jobs of ones switched off."""
+        """Make the cron jobs match the database: one per scheduled channel and study group. A job is only
+        rewritten when its trigger changed, so a re-sync never moves a fire time that is about to come."""
         n = 0
         with self.engine.db.session() as s:
             for ch in s.scalars(select(Channel)):
@@ -61,57 +92,138 @@ class DrillScheduler:
             n += prep_jobs.sync(self.scheduler, self.prep)
         return n
 
-    def _put(self, job_id: str, trigger: object, func: str, arg: int) -> int:
+    def _put(self, job_id: str, trigger: Any, func: str, arg: int) -> int:
+        existing = self.scheduler.get_job(job_id)
         if trigger is None:
-            if self.scheduler.get_job(job_id):
+            if existing is not None:
                 self.scheduler.remove_job(job_id)
             return 0
-        self.scheduler.add_job(func, trigger=trigger, args=[arg], id=job_id, replace_existing=True)
+        if existing is None or repr(existing.trigger) != repr(trigger):
+            self.scheduler.add_job(func, trigger=trigger, args=[arg], id=job_id, replace_existing=True)
         return 1
 
+    def _add_reveal_job(self, drill_id: int, deadline: datetime) -> None:
+        self.scheduler.add_job("bot.schedule.jobs:reveal", trigger=DateTrigger(run_date=deadline), args=[drill_id],
+                               id=f"reveal:{drill_id}", replace_existing=True, misfire_grace_time=None)
+
     async def schedule_reveal(self, drill: StartedDrill) -> None:
-        self.scheduler.add_job("bot.schedule.jobs:reveal", trigger=DateTrigger(run_date=drill.deadline),
-                               args=[drill.id], id=f"reveal:{drill.id}", replace_existing=True,
-                               misfire_grace_time=None)
+        if self.running:
+            self._add_reveal_job(drill.id, drill.deadline)
+            return
+        # A follower's scheduler holds no jobs: a local timer reveals on time; if this replica dies first,
+        # the leader's sweep has already given the drill a reveal job.
+        task = asyncio.get_running_loop().create_task(self._reveal_at(drill.id, drill.deadline))
+        self._timers.add(task)
+        task.add_done_callback(self._timers.discard)
+
+    async def _reveal_at(self, drill_id: int, deadline: datetime) -> None:
+        await asyncio.sleep(max(0.0, (deadline - datetime.now(UTC)).total_seconds()))
+        try:
+            await self.engine.reveal(drill_id)
+        except Exception as exc:  # the leader's sweep retries
+            log.warning("reveal of drill %s failed: %s", drill_id, type(exc).__name__)
+
+    async def purge_delivery_keys(self) -> int:
+        def run() -> int:
+            with self.engine.db.session() as s:
+                return repo.purge_delivery_keys(s, self.engine.clock() - DELIVERY_KEY_TTL)
+
+        return await asyncio.to_thread(run)
 
     async def sweep(self) -> list[int]:
-        """Reveal what came due while no scheduler ran (exactly once), and re-create missing reveal jobs."""
+        """Reveal what is overdue (exactly once) and give every pending drill a reveal job."""
         revealed = await self.engine.reveal_due()
         if self.prep is not None:
             from . import prep_jobs
 
             await prep_jobs.sweep(self.scheduler, self.prep)
-        now = self.engine.clock()
+        await asyncio.to_thread(self._add_missing_reveal_jobs, self.engine.clock())
+        return revealed
+
+    def _add_missing_reveal_jobs(self, now: datetime) -> None:
         with self.engine.db.session() as s:
             pending = repo.pending_drills(s, now)
         for drill_id, deadline in pending:
             if self.scheduler.get_job(f"reveal:{drill_id}") is None:
-                self.scheduler.add_job("bot.schedule.jobs:reveal", trigger=DateTrigger(run_date=deadline),
-                                       args=[drill_id], id=f"reveal:{drill_id}", replace_existing=True,
-                                       misfire_grace_time=None)
-        return revealed
+                self._add_reveal_job(drill_id, deadline)
 
     async def become_leader(self) -> bool:
-        """Start scheduling if this replica can take the lock; True if it now leads."""
+        """Start scheduling if this replica can take the lock; True if it now leads. A follower that finds
+        the leader hung terminates its lock session, and takes the lock on a later poll."""
         if self.running:
             return True
         if not await asyncio.to_thread(self.lock.try_acquire):
+            await asyncio.to_thread(self.lock.replace_if_hung)
             return False
         jobs.bind(self.engine)
+        self.scheduler = self._new_scheduler()
         if self.prep is not None:
             from . import prep_jobs
 
             prep_jobs.bind(self.prep)
         self.scheduler.start()
-        self.sync_schedules()
-        await self.sweep()
+        self._leading = True
         log.info("this replica runs the scheduler")
+        self._next_sweep = self._next_maintenance = 0.0
+        await self._housekeeping()
         return True
 
+    def _halt(self) -> None:
+        """Stop running jobs now. AsyncIOScheduler.shutdown only queues the stop on the loop, and a due job
+        could fire before it; pausing first takes effect at once."""
+        if not self._leading:
+            return
+        self._leading = False
+        if self._chores is not None:
+            self._chores.cancel()
+        self.scheduler.pause()
+        self.scheduler.shutdown(wait=False)
+
+    async def _housekeeping(self) -> None:
+        now = time.monotonic()
+        if now >= self._next_sweep:
+            self._next_sweep = now + self.sweep_seconds
+            try:
+                await asyncio.to_thread(self.sync_schedules)
+                await self.sweep()
+            except Exception as exc:  # the next sweep tries again
+                log.warning("sweep failed: %s", type(exc).__name__)
+        if now >= self._next_maintenance:
+            self._next_maintenance = now + self.maintenance_seconds
+            for hook in self.maintenance:
+                try:
+                    await hook()
+                except Exception as exc:
+                    log.warning("maintenance failed: %s", type(exc).__name__)
+
+    async def poll(self) -> bool:
+        """One poll: the leader checks its lock (stopping if lost) and does its periodic work; a follower
+        tries to lead. True if this replica leads afterwards."""
+        if self.running:
+            if not await asyncio.to_thread(self.lock.check):
+                self.lost_leadership += 1
+                self._halt()
+                log.warning("leader lock lost: this replica stopped scheduling")
+                return False
+            # The sweep can take long (reveal posts retried with backoff): it runs beside the polls, so
+            # the lock is still proven every poll.
+            if self._chores is None or self._chores.done():
+                self._chores = asyncio.get_running_loop().create_task(self._housekeeping())
+            return True
+        return await self.become_leader()
+
+    async def chores_done(self) -> None:
+        """Wait for the sweep or maintenance a poll started (tests, shutdown)."""
+        if self._chores is not None:
+            await asyncio.gather(self._chores, return_exceptions=True)
+
     async def run(self) -> None:
-        """Lead if possible; otherwise keep trying, so a replica takes over when the leader dies."""
+        """Poll forever; one failed poll (database down) is logged and the next one tries again."""
         while True:
-            await self.become_leader()
+            try:
+                await self.poll()
+            except Exception as exc:
+                log.warning("scheduler poll failed: %s", type(exc).__name__)
             await asyncio.sleep(self.poll_seconds)
 
     def start_background(self) -> None:
@@ -121,6 +233,8 @@ class DrillScheduler:
         if self._task is not None:
             self._task.cancel()
             self._task = None
-        if self.running:
-            self.scheduler.shutdown(wait=False)
+        for task in list(self._timers):
+            task.cancel()
+        self._halt()
         await asyncio.to_thread(self.lock.release)
+

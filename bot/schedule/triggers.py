@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from apscheduler.triggers.cron import CronTrigger
@@ -21,3 +23,13 @@ def group_trigger(g: StudyGroup) -> CronTrigger | None:
         return None
     return CronTrigger(day_of_week=g.weekdays, hour=g.schedule_hours, minute=g.schedule_minute,
                        timezone=ZoneInfo(g.timezone))
+
+
+def last_fire(trigger: Any, now: datetime, grace_seconds: float) -> datetime | None:
+    """The trigger's latest fire time in [now - grace, now]: the slot a late or repeated run belongs to."""
+    t = trigger.get_next_fire_time(None, now - timedelta(seconds=grace_seconds))
+    slot = None
+    while t is not None and t <= now:
+        slot = t
+        t = trigger.get_next_fire_time(t, t + timedelta(seconds=1))
+    return slot

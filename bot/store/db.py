@@ -27,10 +27,14 @@ def normalize_url(url: str) -> str:
     return url
 
 
+PG_KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
+                 "tcp_user_timeout": 30_000}
+
+
 def make_engine(url: str | None = None) -> Engine:
     url = normalize_url(url or default_database_url())
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False}, hide_parameters=True)
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
@@ -41,7 +45,11 @@ def make_engine(url: str | None = None) -> Engine:
             cur.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+    # hide_parameters: SQL errors never carry bound values (tokens, answers) into logs or tracebacks.
+    # Keepalives: a dead server or network shows up as an error within ~30 s instead of a hang, which is
+    # what lets the scheduler's leader notice it lost its lock connection.
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10, hide_parameters=True,
+                         connect_args=PG_KEEPALIVES)
 
 
 class Database:
@@ -56,9 +64,14 @@ class Database:
         return self.engine.dialect.name == "sqlite"
 
     @contextmanager
-    def session(self) -> Iterator[Session]:
+    def session(self, *, immediate: bool = False) -> Iterator[Session]:
+        """`immediate=True` takes SQLite's write lock before the first read (BEGIN IMMEDIATE), so a
+        read-then-write transaction can't act on a row another writer changes meanwhile. PostgreSQL callers
+        lock the rows they decide on with SELECT … FOR UPDATE instead."""
         s = self._sessions()
         try:
+            if immediate and self.is_sqlite:
+                s.connection().exec_driver_sql("BEGIN IMMEDIATE")
             yield s
             s.commit()
         except BaseException:

@@ -134,6 +134,8 @@ class Drill(Base):
     __table_args__ = (
         Index("ix_drills_channel_posted", "channel_id", "posted_at"),
         Index("ix_drills_unrevealed_deadline", "revealed_at", "deadline_at"),
+        # One drill per channel and scheduled slot, whoever fires it: two leaders can't both post the daily drill.
+        UniqueConstraint("channel_id", "slot_key", name="uq_drills_channel_slot"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -151,6 +153,9 @@ class Drill(Base):
     revealed_at: Mapped[datetime | None] = mapped_column(nullable=True)
     message_ref: Mapped[str | None] = mapped_column(String(200), nullable=True)  # the platform's message id
     reveal_ref: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    # "channel:2026-03-02T09:00Z" or "group:7:…" for scheduled drills; None for drills people start.
+    slot_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    failed_at: Mapped[datetime | None] = mapped_column(nullable=True)  # its post failed: never revealed
 
 
 class Attempt(Base):

@@ -6,11 +6,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from .models import Attempt, Channel, Drill, User, Workspace
+from .models import Attempt, Channel, DeliveryKey, Drill, User, Workspace
 
 T = TypeVar("T")
 
@@ -56,8 +56,10 @@ def find_user(s: Session, ws: Workspace, external_id: str) -> User | None:
     return s.scalars(select(User).filter_by(workspace_id=ws.id, external_id=external_id)).first()
 
 
-def drill(s: Session, workspace_id: int, drill_id: int) -> Drill | None:
-    return s.scalars(select(Drill).where(Drill.id == drill_id, Drill.workspace_id == workspace_id)).first()
+def drill(s: Session, workspace_id: int, drill_id: int, *, for_update: bool = False) -> Drill | None:
+    """`for_update` locks the row until the transaction ends (PostgreSQL; SQLite sessions use BEGIN IMMEDIATE)."""
+    q = select(Drill).where(Drill.id == drill_id, Drill.workspace_id == workspace_id)
+    return s.scalars(q.with_for_update() if for_update else q).first()
 
 
 def recent_drills(s: Session, workspace_id: int, channel_id: int, limit: int = 20) -> list[Drill]:
@@ -85,9 +87,15 @@ def accuracy_by_signature(s: Session, workspace_id: int, since: datetime, *, cha
     return {sig: (float(mean), int(n)) for sig, mean, n in s.execute(q)}
 
 
+def _revealable() -> tuple[Any, ...]:
+    """Only a drill the channel saw gets a reveal: not one whose post failed or never finished."""
+    return (Drill.failed_at.is_(None), Drill.message_ref.is_not(None))
+
+
 def claim_reveal(s: Session, workspace_id: int, drill_id: int, now: datetime, *, force: bool) -> bool:
     """Atomically mark a drill revealed; True for exactly one caller, however many race."""
-    q = update(Drill).where(Drill.id == drill_id, Drill.workspace_id == workspace_id, Drill.revealed_at.is_(None))
+    q = update(Drill).where(Drill.id == drill_id, Drill.workspace_id == workspace_id, Drill.revealed_at.is_(None),
+                            *_revealable())
     if not force:
         q = q.where(Drill.deadline_at <= now)
     result = s.execute(q.values(revealed_at=now).execution_options(synchronize_session=False))
@@ -103,10 +111,19 @@ def release_reveal(s: Session, drill_id: int) -> None:
 def overdue_drills(s: Session, now: datetime) -> list[tuple[int, int]]:
     """(workspace id, drill id) of every drill past its deadline and not yet revealed, across workspaces:
     the scheduler's sweep is the one caller that works for all of them."""
-    q = select(Drill.workspace_id, Drill.id).where(Drill.revealed_at.is_(None), Drill.deadline_at <= now)
+    q = select(Drill.workspace_id, Drill.id).where(Drill.revealed_at.is_(None), Drill.deadline_at <= now,
+                                                   *_revealable())
     return [(int(w), int(d)) for w, d in s.execute(q)]
 
 
 def pending_drills(s: Session, now: datetime) -> list[tuple[int, datetime]]:
-    q = select(Drill.id, Drill.deadline_at).where(Drill.revealed_at.is_(None), Drill.deadline_at > now)
+    q = select(Drill.id, Drill.deadline_at).where(Drill.revealed_at.is_(None), Drill.deadline_at > now,
+                                                  *_revealable())
     return [(int(i), d) for i, d in s.execute(q)]
+
+
+def purge_delivery_keys(s: Session, before: datetime) -> int:
+    """Forget idempotency keys older than any redelivery (Slack retries for ~30 min, Discord for 15)."""
+    result = s.execute(delete(DeliveryKey).where(DeliveryKey.created_at < before)
+                       .execution_options(synchronize_session=False))
+    return int(result.rowcount)  # type: ignore[attr-defined]

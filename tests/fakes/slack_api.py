@@ -25,6 +25,8 @@ class FakeSlackAPI:
     calls: list[Call] = field(default_factory=list)
     rate_limit: dict[str, int] = field(default_factory=dict)  # method → how many 429s to answer first
     shared_files: dict[str, bytes] = field(default_factory=dict)  # files people shared, by name
+    file_meta: dict[str, dict[str, Any]] = field(default_factory=dict)  # extra fields of a file (url_private…)
+    redirects: dict[str, str] = field(default_factory=dict)  # file name → where its download redirects
     admins: set[str] = field(default_factory=lambda: {"UADMIN"})
     base: str = ""
     _ts: itertools.count = field(default_factory=lambda: itertools.count(1))  # type: ignore[type-arg]
@@ -93,7 +95,7 @@ class FakeSlackAPI:
             return {"ok": True, "files": [{"id": f.get("id"), "title": f.get("title")} for f in files or []]}
         if method == "files.list":
             return {"ok": True, "files": [{"id": f"F{i}", "name": n, "size": len(b), "created": 1700000000 + i,
-                                           "url_private": f"{self.base}/files/{n}"}
+                                           "url_private": f"{self.base}/files/{n}", **self.file_meta.get(n, {})}
                                           for i, (n, b) in enumerate(self.shared_files.items())]}
         if method == "users.info":
             uid = params.get("user", "")
@@ -108,6 +110,9 @@ class FakeSlackAPI:
 
     async def _file(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]
+        self.calls.append(Call("file", {"name": name}))
+        if name in self.redirects:
+            raise web.HTTPFound(self.redirects[name])
         if request.headers.get("Authorization", "") != "Bearer xoxb-test-token-456" or name not in self.shared_files:
             return web.Response(status=404)
         return web.Response(body=self.shared_files[name])

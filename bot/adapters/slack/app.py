@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +23,9 @@ from ...drills.service import TeamService
 from ...prep.root import PrepServices
 from .blocks import ANSWER_BLOCK, ANSWER_INPUT, MODAL_CALLBACK, SUBMIT_ACTION, answer_modal, escape
 from .chat import SlackChat, make_client
+from .files import download_shared_file
 from .installation import ThreadedInstallationStore, ThreadedStateStore
+from .replay import ReplayGuard
 from .settings import SlackSettings
 
 log = logging.getLogger(__name__)
@@ -36,19 +39,23 @@ class SlackRuntime:
     app: AsyncApp
     chat: SlackChat
     installations: ThreadedInstallationStore | None
+    states: ThreadedStateStore | None = None
 
 
 def build_slack(engine: DrillEngine, service: TeamService, settings: SlackSettings,
                 prep: PrepServices | None = None) -> SlackRuntime:
+    if settings.blank_secrets():
+        raise ValueError(f"{', '.join(settings.blank_secrets())} is set but empty")
     installations = None
+    states = None
     if settings.oauth:
         assert settings.client_id is not None
         assert settings.client_secret is not None
         installations = ThreadedInstallationStore(settings.client_id, engine.db.engine)
+        states = ThreadedStateStore(engine.db.engine)
         oauth = AsyncOAuthSettings(client_id=settings.client_id,
                                    client_secret=settings.client_secret.get_secret_value(), scopes=BOT_SCOPES,
-                                   installation_store=installations,
-                                   state_store=ThreadedStateStore(engine.db.engine))
+                                   installation_store=installations, state_store=states)
         app = AsyncApp(signing_secret=_secret(settings.signing_secret), oauth_settings=oauth,
                        client=make_client(None, settings.api_url), process_before_response=False)
         store = installations
@@ -58,20 +65,23 @@ def build_slack(engine: DrillEngine, service: TeamService, settings: SlackSettin
             return bot.bot_token if bot else None
     else:
         token = _secret(settings.bot_token)
-        app = AsyncApp(signing_secret=_secret(settings.signing_secret) or "socket-mode",
+        # Socket Mode needs no signing secret; without one, a random secret makes sure no HTTP request can
+        # ever verify (a constant would be a shared password).
+        app = AsyncApp(signing_secret=_secret(settings.signing_secret) or secrets.token_hex(32),
                        client=make_client(token, settings.api_url), process_before_response=False)
 
         async def token_for(team: str) -> str | None:
             return token
 
     chat = SlackChat(token_for, settings.api_url, update_every=settings.update_every_seconds)
+    app.use(ReplayGuard().middleware)
     if prep is not None:  # first: its `/trace math|interview` listener must match before the drill one
         from .prep import SlackPrepChat, register_prep
 
         register_prep(app, prep)
         prep.math.chats[PLATFORM] = prep.interview.chats[PLATFORM] = SlackPrepChat(chat)
     _register(app, engine, service, settings, installations)
-    return SlackRuntime(app, chat, installations)
+    return SlackRuntime(app, chat, installations, states)
 
 
 def _secret(value: Any) -> str | None:
@@ -107,7 +117,7 @@ def _register(app: AsyncApp, engine: DrillEngine, service: TeamService, settings
                 await engine.start(channel, signature=cmd.signature)
                 return
             if cmd.name == "analyze":
-                await _analyze_shared_trace(client, channel, user, respond)
+                await _analyze_shared_trace(client, channel, user, respond, settings.file_hosts)
                 return
             if cmd.name == "leaderboard":
                 text = await service.leaderboard_text(channel, cmd.period)
@@ -203,10 +213,9 @@ async def _is_admin(client: Any, user_id: str) -> bool:
     return bool(u.get("is_admin") or u.get("is_owner"))
 
 
-async def _analyze_shared_trace(client: Any, channel: ChannelRef, user: UserRef, respond: Any) -> None:
+async def _analyze_shared_trace(client: Any, channel: ChannelRef, user: UserRef, respond: Any,
+                                file_hosts: list[str]) -> None:
     """Read the newest trace file this person shared in the channel, run the reading order, post the result."""
-    import aiohttp
-
     from ...analyze.service import TRACE_SUFFIXES, AnalysisError, analyze_bytes, check_upload
 
     listing = await client.files_list(channel=channel.channel, user=user.user, count=20)
@@ -218,16 +227,8 @@ async def _analyze_shared_trace(client: Any, channel: ChannelRef, user: UserRef,
     newest = max(files, key=lambda f: f.get("created", 0))
     name = str(newest.get("name"))
     try:
-        check_upload(name, int(newest.get("size", 0)))
-        async with aiohttp.ClientSession() as session, session.get(
-                newest["url_private"], headers={"Authorization": f"Bearer {client.token}"}) as resp:
-            if resp.status != 200:
-                raise AnalysisError(f"{name}: Slack would not hand over the file (HTTP {resp.status})")
-            data = bytearray()
-            async for chunk in resp.content.iter_chunked(2**16):
-                data += chunk
-                check_upload(name, len(data))  # never hold more than the limit, whatever Slack said
-        result = await asyncio.to_thread(analyze_bytes, name, bytes(data))
+        data = await download_shared_file(newest, client.token, file_hosts, check_upload)
+        result = await asyncio.to_thread(analyze_bytes, name, data)
     except AnalysisError as exc:
         await respond(response_type="ephemeral", text=escape(str(exc)))
         return

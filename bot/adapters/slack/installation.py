@@ -4,11 +4,13 @@ running their (short) queries in worker threads."""
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from typing import Any
 
 from slack_sdk.oauth.installation_store import Bot, Installation
 from slack_sdk.oauth.installation_store.async_installation_store import AsyncInstallationStore
 from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
+from slack_sdk.oauth.sqlalchemy_utils import normalize_datetime_for_db
 from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
 from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
 from sqlalchemy import Engine
@@ -68,3 +70,13 @@ class ThreadedStateStore(AsyncOAuthStateStore):
 
     async def async_consume(self, state: str) -> bool:
         return await asyncio.to_thread(self.store.consume, state)
+
+    async def purge_expired(self) -> int:
+        """Delete OAuth states nobody consumed before they expired (abandoned installs pile up otherwise)."""
+        return await asyncio.to_thread(self._purge_expired)
+
+    def _purge_expired(self) -> int:
+        table = self.store.oauth_states
+        now = normalize_datetime_for_db(datetime.now(UTC))
+        with self.store.engine.begin() as conn:
+            return int(conn.execute(table.delete().where(table.c.expire_at <= now)).rowcount)

@@ -1,10 +1,12 @@
-"""Secrets never reach the logs: a filter that masks tokens and the signing secret in every record."""
+"""Secrets never reach the logs: a filter that masks tokens and the signing secret in every record, its
+arguments and its traceback. (SQL parameters never get there: engines use hide_parameters=True.)"""
 
 from __future__ import annotations
 
 import logging
 import re
 
+_FORMATTER = logging.Formatter()
 _TOKEN = re.compile(r"xox[abposr]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-]+")
 
 
@@ -19,11 +21,27 @@ class RedactSecrets(logging.Filter):
             text = text.replace(s, "[redacted]")
         return text
 
+    def _clean_arg(self, a: object) -> object:
+        if a is None or isinstance(a, (bool, int, float)):
+            return a  # keeps %d and %.1f working
+        return self._clean(a if isinstance(a, str) else str(a))
+
     def filter(self, record: logging.LogRecord) -> bool:
         record.msg = self._clean(str(record.msg))
         if record.args:
-            args = record.args if isinstance(record.args, tuple) else (record.args,)
-            record.args = tuple(self._clean(a) if isinstance(a, str) else a for a in args)
+            if isinstance(record.args, dict):
+                record.args = {k: self._clean_arg(v) for k, v in record.args.items()}
+            else:
+                args = record.args if isinstance(record.args, tuple) else (record.args,)
+                record.args = tuple(self._clean_arg(a) for a in args)
+        # Tracebacks too: an exception's message (a URL with a token, a driver error) is cleaned before any
+        # handler formats it; formatters reuse exc_text when it is set.
+        if record.exc_info and not record.exc_text:
+            record.exc_text = _FORMATTER.formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = self._clean(record.exc_text)
+        if record.stack_info:
+            record.stack_info = self._clean(record.stack_info)
         return True
 
 

@@ -17,10 +17,18 @@ class SlackSettings(BaseSettings):
     api_url: str = "https://slack.com/api/"  # Web API base URL (GovSlack, proxies, tests)
     max_answer_chars: int = 3000
     update_every_seconds: float = 30.0  # cadence of the remaining-time line
+    # Where shared files may be downloaded from (with the bot token): Slack's and GovSlack's file hosts.
+    file_hosts: list[str] = ["https://files.slack.com", "https://files.slack-gov.com"]
 
     @property
     def oauth(self) -> bool:
         return bool(self.client_id and self.client_secret)
+
+    def blank_secrets(self) -> list[str]:
+        """Variables that are set but empty or whitespace: a blank signing secret would verify forged requests."""
+        fields = {"SLACK_BOT_TOKEN": self.bot_token, "SLACK_SIGNING_SECRET": self.signing_secret,
+                  "SLACK_APP_TOKEN": self.app_token, "SLACK_CLIENT_SECRET": self.client_secret}
+        return [name for name, v in fields.items() if v is not None and not v.get_secret_value().strip()]
 
     def secrets(self) -> list[str]:
         return [s.get_secret_value() for s in (self.bot_token, self.signing_secret, self.app_token,
