@@ -48,15 +48,18 @@ def test_rows_are_grouped_like_nsight(signature_id: str) -> None:
     labels = [r.label for r in rows]
     groups = [r.group for r in rows]
     assert "CUDA API" in labels
-    assert any(label.startswith("Stream 7") for label in labels)
     assert "SM Active %" in labels
     assert "DRAM Bandwidth %" in labels
     assert "Tensor Active %" in labels
-    assert groups.index("CUDA API") < groups.index("GPU") < groups.index("GPU metrics")
+    metrics = next(g for g in groups if g.startswith("GPU metrics"))
+    assert groups.index("CUDA API") < groups.index("GPU") < groups.index(metrics)
     if s.trace.world_size > 1:
         noun = "stage" if signature_id == "pipeline_bubbles" else "rank"
         for r in range(s.trace.world_size):
             assert f"{noun} {r} · compute" in labels
+        assert not any(label.startswith("Stream") for label in labels)  # rank 0's streams are its lanes
+    else:
+        assert any(label.startswith("Stream 7") for label in labels)
     if signature_id == "prefill_blocks_decode":
         assert "ITL (ms)" in labels
         assert "requests" in labels
@@ -142,3 +145,81 @@ def test_cli_render_png_and_text(tmp_path: Path) -> None:
     bad = runner.invoke(main, ["render", "--signature", "sync_stall", "--seed", "3", "--theme", "neon",
                                "--out", str(txt)])
     assert bad.exit_code == 2
+
+
+def test_each_rank_once_and_no_empty_rows(signature_id: str) -> None:
+    for seed in (2, 5, 11):
+        lay = layout(generate(signature_id, seed))
+        lo, hi = lay.window
+        for row in lay.rows:
+            if row.kind is TrackKind.COUNTER:
+                assert row.values, row.label
+            else:
+                assert any(e.end > lo and e.start < hi for e in row.events), row.label
+        drawn = [(r.rank, r.track, r.label) for r in lay.rows if r.kind is TrackKind.GPU_STREAM]
+        assert len({(rank, track) for rank, track, _ in drawn}) == len(drawn), drawn
+        assert len({label for _, _, label in drawn}) == len(drawn)
+
+
+def test_stream_rows_are_named_by_what_runs_on_them() -> None:
+    s = generate("input_starvation", 3)
+    labels = {r.track: r.label for r in layout(s).rows if r.kind is TrackKind.GPU_STREAM}
+    assert "memcpy" in labels["Stream 14 (memcpy)"]
+    for sig in ("straggler", "pipeline_bubbles"):
+        for row in layout(generate(sig, 3)).rows:
+            if row.kind is TrackKind.GPU_STREAM:
+                lane = row.label.split(" · ")[1]
+                cats = {e.category.value for e in row.events}
+                assert {"NCCL": {"nccl"}, "compute": {"compute"}, "memcpy": {"memcpy"}}[lane] >= cats, row.label
+
+
+def test_step_marks_name_the_profiler_step_whose_kernels_run() -> None:
+    for sig in ("straggler", "sync_stall", "healthy"):
+        s = generate(sig, 3)
+        lay = layout(s)
+        names = {e.name for t in s.trace.ranks[0].tracks for e in t.events if e.name.startswith("ProfilerStep#")}
+        assert lay.step_marks
+        for _t, label in lay.step_marks:
+            assert label.removesuffix(" (GPU)") in names, label
+
+
+def test_interconnect_row_is_near_zero_while_a_collective_waits() -> None:
+    s = generate("straggler", 3)
+    lay = layout(s)
+    link = next(r for r in lay.rows if r.unit == "GB/s")
+    assert link.label.startswith("NVLink")
+    assert link.scale == s.hardware.link_gbps
+    assert max(link.values) <= s.hardware.link_gbps + 1e-6
+    # Rank 0's long all-reduce waits for the straggler: most of its span moves nothing.
+    nccl = next(r for r in lay.rows if r.rank == 0 and r.label.endswith("NCCL"))
+    longest = max(nccl.events, key=lambda e: e.dur)
+    inside = [v for t, v in zip(link.times, link.values, strict=True) if longest.start <= t < longest.end - 1]
+    assert sum(v < 1.0 for v in inside) > 0.6 * len(inside)
+    assert max(link.values) > 50  # and the transfer itself shows
+    # Bytes moved add up: what the row integrates equals the collectives' wire bytes in the window.
+    width = link.times[1] - link.times[0]
+    moved = sum(link.values) * width * 1e3
+    lo, hi = lay.window
+    factor = 2 * (s.trace.world_size - 1) / s.trace.world_size
+    expected = sum(float(e.args["bytes"]) * factor for e in nccl.events if e.start >= lo and e.end <= hi
+                   if e.args)
+    assert moved >= expected * 0.99
+
+
+def test_text_timeline_has_a_top_kernels_table_and_an_honest_key(signature_id: str) -> None:
+    s = generate(signature_id, 6)
+    text = render_text(s, 120)
+    body, table = text.split("Top kernels", 1)
+    rows = [line for line in table.splitlines()[2:] if line.strip()]
+    assert len(rows) >= 3
+    shares = [float(m) for m in re.findall(r"(\d+\.\d)%", table)]
+    assert len(shares) == len(rows) and shares == sorted(shares, reverse=True) and sum(shares) <= 100 + 0.05 * len(shares)
+    key = next(line for line in body.splitlines() if line.startswith("Key:"))
+    timeline = "\n".join(line.split("│", 1)[1] for line in body.splitlines() if "│" in line)
+    from bot.render.text import FULL, NAMES
+
+    for category, glyph in FULL.items():
+        named = f"{glyph} {NAMES[category]}" in key or f"/{NAMES[category]}" in key
+        if named:
+            assert glyph in timeline, (category, key)
+    assert "rank 0 · compute" not in body or body.count("rank 0 · compute") == 1

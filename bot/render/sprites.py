@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import weakref
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -34,25 +35,54 @@ def sprite(text: str, size: float, color: str, bold: bool = False) -> np.ndarray
     return pixels
 
 
-_LAYERS: weakref.WeakKeyDictionary[Figure, list[tuple[int, int, np.ndarray]]] = weakref.WeakKeyDictionary()
+@dataclass(slots=True)
+class Placed:
+    """A queued text sprite: its box in figure pixels (origin bottom-left) and what it is for."""
+
+    x0: int
+    y0: int
+    img: np.ndarray
+    text: str
+    role: str  # header, label (row, group, axis, table, legend), bar (inside a bar), callout
+
+    @property
+    def box(self) -> tuple[int, int, int, int]:
+        h, w = self.img.shape[:2]
+        return self.x0, self.y0, self.x0 + w, self.y0 + h
+
+
+_LAYERS: weakref.WeakKeyDictionary[Figure, list[Placed]] = weakref.WeakKeyDictionary()
+
+
+def measure(text: str, size: float, bold: bool = False) -> tuple[int, int]:
+    """(width, height) in pixels of the sprite `place` would queue."""
+    h, w = sprite(text, size, "#000000", bold).shape[:2]
+    return w, h
 
 
 def place(fig: Figure, x_px: float, y_px: float, text: str, size: float, color: str, *, bold: bool = False,
-          ha: str = "left", va: str = "center") -> tuple[int, int]:
+          ha: str = "left", va: str = "center", role: str = "label") -> Placed:
     """Queue `text` at figure pixel (x, y) (origin bottom-left) with the given alignment; it is blended into
-    the rendered pixels by `composite`, above everything matplotlib draws. Returns (width, height)."""
+    the rendered pixels by `composite`, above everything matplotlib draws."""
     img = sprite(text, size, color, bold)
     h, w = img.shape[:2]
     x0 = x_px - {"left": 0, "center": w / 2, "right": w}[ha]
     y0 = y_px - {"bottom": 0, "center": h / 2, "top": h, "baseline": h * 0.25}[va]
-    _LAYERS.setdefault(fig, []).append((round(x0), round(y0), img))
-    return w, h
+    item = Placed(round(x0), round(y0), img, text, role)
+    _LAYERS.setdefault(fig, []).append(item)
+    return item
+
+
+def placed(fig: Figure) -> list[Placed]:
+    """The sprites queued on `fig` so far (a live list: removing an item drops it from the picture)."""
+    return _LAYERS.setdefault(fig, [])
 
 
 def composite(fig: Figure, pixels: np.ndarray) -> None:
     """Alpha-blend the queued text into an RGBA buffer of the drawn figure (rows top to bottom)."""
     height, width = pixels.shape[:2]
-    for x0, y0, img in _LAYERS.pop(fig, []):
+    for item in _LAYERS.pop(fig, []):
+        x0, y0, img = item.x0, item.y0, item.img
         h, w = img.shape[:2]
         top = height - y0 - h
         r0, c0 = max(top, 0), max(x0, 0)
