@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import re
 import threading
 from pathlib import Path
@@ -13,12 +14,15 @@ from PIL import Image
 
 from bot.cli import main
 from bot.render.cache import RenderCache
-from bot.render.png import header_lines, render_png
+from bot.render.png import draw, header_lines, render_png
 from bot.render.rows import layout
 from bot.render.text import render_text
-from bot.scenarios.model import TrackKind
+from bot.render.theme import theme
+from bot.render.timeline import LEGEND_NAMES, LIGHT_COMPUTE, legend_label
+from bot.scenarios.model import Category, TrackKind
 from bot.scenarios.registry import generate
 
+from .colour_distance import VISIONS, delta_e
 from .giveaways import words_for
 
 NUMBER = re.compile(r"\d[\d,]*\.?\d*")
@@ -223,3 +227,63 @@ def test_text_timeline_has_a_top_kernels_table_and_an_honest_key(signature_id: s
         if named:
             assert glyph in timeline, (category, key)
     assert "rank 0 · compute" not in body or body.count("rank 0 · compute") == 1
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.parametrize("reveal", [False, True])
+def test_png_layout_has_no_overlapping_labels_or_callouts(signature_id: str, reveal: bool) -> None:
+    for seed in (3, 17):
+        pic = draw(generate(signature_id, seed), theme_name="dark" if seed == 17 else "light", reveal=reveal)
+        W, H = pic.fig.bbox.width, pic.fig.bbox.height
+        texts = pic.texts
+        assert len(texts) > 20
+        for i, a in enumerate(texts):
+            assert 0 <= a.box[0] and a.box[2] <= W and 0 <= a.box[1] and a.box[3] <= H, a.text
+            for b in texts[i + 1 :]:
+                assert not _overlap(a.box, b.box), (a.text, b.text)
+        if not reveal:
+            assert not pic.callouts
+            continue
+        assert pic.callouts
+        for i, c in enumerate(pic.callouts):
+            assert c.evidence[2] - c.evidence[0] >= 9.5  # a sliver still gets a visible highlight
+            for other in pic.callouts:
+                assert not _overlap(c.box, other.evidence), (c.label, other.label)
+            for d in pic.callouts[i + 1 :]:
+                assert not _overlap(c.box, d.box), (c.label, d.label)
+            for t in texts:
+                if t.role != "callout":
+                    assert not _overlap(c.box, t.box), (c.label, t.text)
+        pic.fig.clf()
+
+
+def test_key_names_only_what_is_drawn(signature_id: str) -> None:
+    s = generate(signature_id, 3)
+    lay = layout(s)
+    expected = {legend_label(e.category, e.kind) for r in lay.rows for e in r.events}
+    pic = draw(s)
+    bars = {k for k in pic.legend if k in set(LEGEND_NAMES.values()) | {LIGHT_COMPUTE}}
+    assert bars == expected
+    assert ("interconnect, 0 → link peak" in pic.legend) == any(r.unit == "GB/s" for r in lay.rows)
+    assert ("step boundary (GPU)" in pic.legend) == bool(lay.step_marks)
+    if s.trace.world_size == 1:
+        assert LEGEND_NAMES[Category.NCCL] not in pic.legend
+    pic.fig.clf()
+
+
+@pytest.mark.parametrize("theme_name", ["light", "dark"])
+def test_category_colours_stay_apart_for_colour_blind_readers(theme_name: str) -> None:
+    th = theme(theme_name)
+    colours = {c.value: v for c, v in th.categories.items()} | {"compute (light)": th.compute_light}
+    worst: dict[str, float] = {}
+    for vision in VISIONS:
+        worst[vision] = min(delta_e(a, b, vision) for a, b in itertools.combinations(colours.values(), 2))
+    assert worst["normal"] >= 11, worst
+    assert min(worst[v] for v in VISIONS if v != "normal") >= 6, worst
+    # The twins' colours are far apart for the common (red-green) deficiencies too.
+    for a, b in ((Category.SYNC, Category.MALLOC), (Category.NCCL, Category.DATALOADER)):
+        for vision in ("normal", "deuteranopia", "protanopia"):
+            assert delta_e(th.categories[a], th.categories[b], vision) >= 15

@@ -47,8 +47,9 @@ class Placed:
 
     @property
     def box(self) -> tuple[int, int, int, int]:
+        """The text's own extent: the sprite without its transparent padding (see `sprite`)."""
         h, w = self.img.shape[:2]
-        return self.x0, self.y0, self.x0 + w, self.y0 + h
+        return self.x0 + 2, self.y0 + 2, self.x0 + w - 4, self.y0 + h - 2
 
 
 _LAYERS: weakref.WeakKeyDictionary[Figure, list[Placed]] = weakref.WeakKeyDictionary()
