@@ -217,7 +217,9 @@ def test_text_timeline_has_a_top_kernels_table_and_an_honest_key(signature_id: s
     rows = [line for line in table.splitlines()[2:] if line.strip()]
     assert len(rows) >= 3
     shares = [float(m) for m in re.findall(r"(\d+\.\d)%", table)]
-    assert len(shares) == len(rows) and shares == sorted(shares, reverse=True) and sum(shares) <= 100 + 0.05 * len(shares)
+    assert len(shares) == len(rows)
+    assert shares == sorted(shares, reverse=True)
+    assert sum(shares) <= 100 + 0.05 * len(shares)
     key = next(line for line in body.splitlines() if line.startswith("Key:"))
     timeline = "\n".join(line.split("│", 1)[1] for line in body.splitlines() if "│" in line)
     from bot.render.text import FULL, NAMES
@@ -241,7 +243,7 @@ def test_png_layout_has_no_overlapping_labels_or_callouts(signature_id: str, rev
         texts = pic.texts
         assert len(texts) > 20
         for i, a in enumerate(texts):
-            assert 0 <= a.box[0] and a.box[2] <= W and 0 <= a.box[1] and a.box[3] <= H, a.text
+            assert a.box[0] >= 0 and a.box[2] <= W and a.box[1] >= 0 and a.box[3] <= H, a.text
             for b in texts[i + 1 :]:
                 assert not _overlap(a.box, b.box), (a.text, b.text)
         if not reveal:
