@@ -25,7 +25,7 @@ MIN_HIGHLIGHT_PX = 10.0
 CELL = 3  # the cost image is kept at 3 × 3 px cells: placement to a few pixels is plenty
 PAD = 6
 FONT = 11
-_COST_BAR, _COST_TEXT, _COST_BLOCK = 1.0, 6.0, 400.0
+_COST_BAR, _COST_TEXT, _COST_BLOCK = 3.0, 8.0, 400.0
 _PULL = 0.35  # cost per pixel of distance from the evidence
 
 
@@ -70,9 +70,10 @@ def annotate(ax, rows: list[Row], drawn: Drawn, window: tuple[float, float],  # 
     out: list[Callout] = []
     for ev, a in evidence:
         ex0, ey0, ex1, ey1 = ev
+        wide = ex1 - ex0 > 0.4 * (right - left)  # a wide span keeps its bars readable under a fainter fill
         fig.add_artist(Rectangle((ex0, ey0), ex1 - ex0, ey1 - ey0, transform=IdentityTransform(),
-                                 facecolor=th.highlight, alpha=0.25, edgecolor=th.highlight, linewidth=2.0,
-                                 zorder=5))
+                                 facecolor=th.highlight, alpha=0.08 if wide else 0.25, edgecolor=th.highlight,
+                                 linewidth=2.0, zorder=5))
         lines = _wrap(a.label)
         sizes = [measure(line, FONT, bold=True) for line in lines]
         bw = max(w for w, _ in sizes) + 2 * PAD

@@ -105,7 +105,8 @@ def encode_png(fig: Figure, facecolor: str = "white") -> bytes:
     pixels = np.array(canvas.buffer_rgba())  # type: ignore[attr-defined]
     composite(fig, pixels)
     buf = io.BytesIO()
-    Image.fromarray(pixels[..., :3]).save(buf, format="png", compress_level=3)
+    # RGBA → RGB in C; slicing the array first would cost a strided copy in numpy.
+    Image.fromarray(pixels, "RGBA").convert("RGB").save(buf, format="png", compress_level=3)
     return buf.getvalue()
 
 
