@@ -289,3 +289,36 @@ def test_category_colours_stay_apart_for_colour_blind_readers(theme_name: str) -
     for a, b in ((Category.SYNC, Category.MALLOC), (Category.NCCL, Category.DATALOADER)):
         for vision in ("normal", "deuteranopia", "protanopia"):
             assert delta_e(th.categories[a], th.categories[b], vision) >= 15
+
+
+@pytest.mark.parametrize("names", [("alexnet_a100.json.gz",), ("sampled_rank-0.json.gz", "sampled_rank-1.json.gz")])
+def test_analysis_picture_labels_streams_by_their_work_and_overprints_nothing(names: tuple[str, ...],
+                                                                            tmp_path: Path) -> None:
+    from bot.analyze.importer import load
+    from bot.analyze.picture import as_scenario
+    from bot.analyze.reading import read
+
+    real = Path(__file__).resolve().parent / "data" / "real-traces"
+    folder = tmp_path / "trace"
+    folder.mkdir()
+    for n in names:
+        (folder / n).write_bytes((real / n).read_bytes())
+    raws = load(folder)
+    s = as_scenario(read(raws), folder.name, "")
+    lanes = {"NCCL": "nccl", "memcpy": "memcpy", "compute": "compute"}
+    for row in layout(s).rows:
+        if row.kind is TrackKind.GPU_STREAM:
+            named = {lanes[w] for w in lanes if w in row.label}
+            assert named, row.label
+            time: dict[str, float] = {}
+            for e in row.events:
+                time[e.category.value] = time.get(e.category.value, 0.0) + max(e.dur, 1e-3)
+            assert max(time, key=lambda c: time[c]) in named, (row.label, time)
+            assert all(c in named for c, t in time.items() if t >= 0.2 * sum(time.values())), (row.label, time)
+    pic = draw(s, reveal=True)
+    texts = pic.texts
+    for i, a in enumerate(texts):
+        for b in texts[i + 1 :]:
+            assert not _overlap(a.box, b.box), (a.text, b.text)
+    for c in pic.callouts:
+        assert not any(_overlap(c.box, t.box) for t in texts if t.role != "callout")

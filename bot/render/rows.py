@@ -64,8 +64,15 @@ def lane_of(events: list[Event]) -> str:
         time[e.category] += max(e.dur, 1e-3)
     if not time:
         return "compute"
-    top = time.most_common(1)[0][0]
-    return {Category.NCCL: "NCCL", Category.MEMCPY: "memcpy"}.get(top, "compute")
+    name = {Category.NCCL: "NCCL", Category.MEMCPY: "memcpy"}
+    ranked = time.most_common()
+    top = name.get(ranked[0][0], "compute")
+    total = sum(time.values())
+    for category, t in ranked[1:]:  # a stream that also runs a good share of another kind says so
+        other = name.get(category, "compute")
+        if other != top and t >= 0.2 * total:
+            return f"{top} + {other}"
+    return top
 
 
 def _stream_label(name: str, lane: str) -> str:
@@ -122,13 +129,16 @@ def _projected(rank: Rank, ranges: list[Event], lo: float, hi: float) -> list[Ev
 
 
 def _stream_rows(rank: Rank, lo: float, hi: float, prefix: str) -> list[Row]:
+    found = [(t, clip(t.events, lo, hi)) for t in rank.tracks_of(TrackKind.GPU_STREAM)]
+    lanes = [(t, events, lane_of(events)) for t, events in found if events]
+    count = Counter(lane for _, _, lane in lanes)
     rows: list[Row] = []
-    for track in rank.tracks_of(TrackKind.GPU_STREAM):
-        events = clip(track.events, lo, hi)
-        if not events:
-            continue
-        lane = lane_of(events)
-        label = f"{prefix} · {lane}" if prefix else _stream_label(track.name, lane)
+    for track, events, lane in lanes:
+        if prefix:
+            # Two streams doing the same kind of work keep their stream id, so the labels stay distinct.
+            label = f"{prefix} · {lane}" if count[lane] == 1 else f"{prefix} · {lane} · s{track.stream or track.name}"
+        else:
+            label = _stream_label(track.name, lane)
         rows.append(Row(label, "GPU", TrackKind.GPU_STREAM, rank.rank, track.name, events))
     return rows
 
@@ -167,16 +177,20 @@ def _step_marks(s: Scenario, lo: float, hi: float, projected: bool) -> list[tupl
     kstarts = [k.start for k in kernels]
     marks: list[tuple[float, str]] = []
     suffix = " (GPU)" if projected else ""
-    for i, (a, _) in enumerate(s.trace.steps):
+    for i, (a, b) in enumerate(s.trace.steps):
         if not lo <= a <= hi:
             continue
+        # The step whose launches most of this GPU step's kernels came from.
+        votes: Counter[int] = Counter()
+        for kernel in kernels[bisect.bisect_left(kstarts, a - 1.0) : bisect.bisect_left(kstarts, b - 1.0)]:
+            at = launch.get(kernel.correlation)
+            if at is not None:
+                k = bisect.bisect_right(starts, at) - 1
+                if k >= 0 and steps[k].end >= at:
+                    votes[k] += 1
         label = f"step {s.trace.first_step_number + i}"
-        j = bisect.bisect_left(kstarts, a - 1.0)
-        if j < len(kernels) and kernels[j].correlation in launch:
-            at = launch[kernels[j].correlation]
-            k = bisect.bisect_right(starts, at) - 1
-            if k >= 0 and steps[k].end >= at:
-                label = steps[k].name + suffix
+        if votes:
+            label = steps[votes.most_common(1)[0][0]].name + suffix
         marks.append((a, label))
     return marks
 
