@@ -233,7 +233,9 @@ def _add_bars(ax, boxes: np.ndarray, colors: list[str]) -> None:  # type: ignore
         codes = np.full(len(rects) * 5, Path.LINETO, dtype=np.uint8)
         codes[::5] = Path.MOVETO
         codes[4::5] = Path.CLOSEPOLY
-        patch = PathPatch(Path(verts, codes), facecolor=color, edgecolor="none", linewidth=0, antialiased=False,
+        path = Path(verts, codes)
+        path.should_simplify = False  # simplification would merge touching rectangles and lose the separators
+        patch = PathPatch(path, facecolor=color, edgecolor="none", linewidth=0, antialiased=False,
                           zorder=1, transform=ax.transData)
         ax.add_artist(patch)  # not add_patch: its data-limit update walks every vertex in Python
 
