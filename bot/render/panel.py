@@ -42,11 +42,10 @@ def kernel_table(fig: Figure, x0: float, x1: float, top: float, lines: list[Kern
         while chars > 8 and measure(name, FONT)[0] > x1 - x0:
             chars -= 2
             name = table_name(k.name, chars)
-        place(fig, x0, y, name, FONT, th.text, va="top")
-        y -= ROW_PX - 2
-        for (_, values), r in zip(cols, rights, strict=True):
-            place(fig, r, y, values[i], FONT, th.text, ha="right", va="top")
-        y -= ROW_PX
+        y -= place(fig, x0, y, name, FONT, th.text, va="top").img.shape[0] - 3
+        tallest = max(place(fig, r, y, values[i], FONT, th.text, ha="right", va="top").img.shape[0]
+                      for (_, values), r in zip(cols, rights, strict=True))
+        y -= tallest + 1
     return y
 
 

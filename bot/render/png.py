@@ -18,7 +18,7 @@ from .callouts import Callout, annotate
 from .kernels import top_kernels
 from .panel import kernel_table, legend
 from .rows import Row, layout
-from .sprites import Placed, composite, place, placed
+from .sprites import Placed, composite, measure, place, placed
 from .theme import Theme, theme
 from .timeline import draw_rows
 
@@ -53,7 +53,8 @@ def draw(scenario: Scenario, *, theme_name: str = "light", reveal: bool = False)
     FigureCanvasAgg(fig)
     pic = Picture(fig, th.background)
     W, H = fig.bbox.width, fig.bbox.height
-    top = 0.80 if reveal else 0.84
+    # The axes start under the header, however many context lines it has.
+    top = min(0.80 if reveal else 0.84, (_header(fig, scenario, th, reveal) - 22) / H)
     width = AXES_RIGHT - AXES_LEFT
     zoom = lay.zoom
     if zoom is not None:
@@ -62,7 +63,6 @@ def draw(scenario: Scenario, *, theme_name: str = "light", reveal: bool = False)
     else:
         main = fig.add_axes((AXES_LEFT, 0.07, width, top - 0.07))
         inset = None
-    _header(fig, scenario, th, reveal)
     drawn = draw_rows(main, lay.rows, lay.window, th, lay.step_marks, label_bars=True)
     keys = dict(drawn.legend)
     inset_drawn = None
@@ -116,6 +116,20 @@ def _reclip(rows: list[Row], window: tuple[float, float]) -> list[Row]:
                 r.times, r.values, r.unit, r.scale) for r in rows]
 
 
+def _fit_lines(text: str, max_px: float, size: float) -> list[str]:
+    """Greedy word wrap by measured width (bold)."""
+    lines: list[str] = []
+    current = ""
+    for word in text.split(" "):
+        trial = f"{current} {word}".strip()
+        if current and measure(trial, size, bold=True)[0] > max_px:
+            lines.append(current)
+            current = word
+        else:
+            current = trial
+    return [*lines, current]
+
+
 def header_lines(s: Scenario) -> list[str]:
     """What the drill picture tells the reader: the interview context, never the answer."""
     c = s.context
@@ -126,7 +140,8 @@ def header_lines(s: Scenario) -> list[str]:
 DRILL_PROMPT = "What is wrong? Read: step → gaps → overlap → top kernels"
 
 
-def _header(fig: Figure, s: Scenario, th: Theme, reveal: bool) -> None:
+def _header(fig: Figure, s: Scenario, th: Theme, reveal: bool) -> float:
+    """Title, context lines and (in a reveal) the headline; returns the y (figure px) of the lowest text."""
     title, *lines, _prompt = header_lines(s)
     width, height = fig.bbox.width, fig.bbox.height
     x = 0.012 * width
@@ -136,8 +151,10 @@ def _header(fig: Figure, s: Scenario, th: Theme, reveal: bool) -> None:
         place(fig, x, y, line, 10.5, th.text, va="top", role="header")
         y -= 10.5 * 1.45 * DPI / 72
     if reveal:
-        place(fig, x, 0.835 * height, "Reveal: " + s.reveal.headline, 12, th.highlight, bold=True, va="top",
-              role="header")
+        y = min(y, 0.835 * height)
+        for line in _fit_lines("Reveal: " + s.reveal.headline, width - 2 * x, 12)[:2]:
+            y -= place(fig, x, y, line, 12, th.highlight, bold=True, va="top", role="header").img.shape[0] - 2
     else:
         place(fig, 0.988 * width, 0.975 * height, DRILL_PROMPT, 10, th.muted, ha="right", va="top",
               role="header")
+    return y
