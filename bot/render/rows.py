@@ -58,14 +58,14 @@ def clip(events: list[Event], lo: float, hi: float) -> list[Event]:
 
 
 def lane_of(events: list[Event]) -> str:
-    """What runs on a stream, by GPU time: 'NCCL', 'memcpy' or 'compute'."""
-    time: Counter[Category] = Counter()
+    """What runs on a stream, by GPU time: 'NCCL', 'memcpy', 'compute', or two of them ('compute + memcpy')."""
+    time: dict[Category, float] = {}
     for e in events:
-        time[e.category] += max(e.dur, 1e-3)
+        time[e.category] = time.get(e.category, 0.0) + max(e.dur, 1e-3)
     if not time:
         return "compute"
     name = {Category.NCCL: "NCCL", Category.MEMCPY: "memcpy"}
-    ranked = time.most_common()
+    ranked = sorted(time.items(), key=lambda kv: -kv[1])
     top = name.get(ranked[0][0], "compute")
     total = sum(time.values())
     for category, t in ranked[1:]:  # a stream that also runs a good share of another kind says so
