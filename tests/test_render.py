@@ -322,3 +322,15 @@ def test_analysis_picture_labels_streams_by_their_work_and_overprints_nothing(na
             assert not _overlap(a.box, b.box), (a.text, b.text)
     for c in pic.callouts:
         assert not any(_overlap(c.box, t.box) for t in texts if t.role != "callout")
+
+
+def test_png_encoder_round_trips_exactly() -> None:
+    import numpy as np
+
+    from bot.render.png import png_bytes
+
+    pixels = np.random.default_rng(7).integers(0, 256, (37, 53, 4), dtype=np.uint8)
+    with Image.open(io.BytesIO(png_bytes(pixels))) as img:
+        img.load()
+        assert img.size == (53, 37) and img.mode == "RGB"
+        assert np.array_equal(np.asarray(img), pixels[..., :3])

@@ -6,7 +6,8 @@ reveal callouts placed off the evidence (callouts.py). Text is composited from c
 
 from __future__ import annotations
 
-import io
+import struct
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -96,18 +97,31 @@ def draw(scenario: Scenario, *, theme_name: str = "light", reveal: bool = False)
 def encode_png(fig: Figure, facecolor: str = "white") -> bytes:
     """Draw, blend the text sprites in, and encode; the benchmark's floor (an empty figure) goes through here.
 
-    Drawing on the Agg canvas and encoding its buffer with Pillow skips savefig's second render pass."""
-    from PIL import Image
-
+    Drawing on the Agg canvas and encoding its buffer directly skips savefig's second render pass."""
     fig.set_facecolor(facecolor)
     canvas = fig.canvas
     canvas.draw()
     pixels = np.array(canvas.buffer_rgba())  # type: ignore[attr-defined]
     composite(fig, pixels)
-    buf = io.BytesIO()
-    # RGBA → RGB in C; slicing the array first would cost a strided copy in numpy.
-    Image.fromarray(pixels, "RGBA").convert("RGB").save(buf, format="png", compress_level=3)
-    return buf.getvalue()
+    return png_bytes(pixels)
+
+
+def png_bytes(rgba: np.ndarray, level: int = 3) -> bytes:
+    """An 8-bit RGB PNG of an (h, w, 4) uint8 buffer, alpha dropped.
+
+    Every row uses filter type 0 (None): Pillow's per-row adaptive filter search was most of the encode time,
+    and flat-coloured timelines compress better unfiltered (~150 KB vs ~165 KB at half the CPU)."""
+    h, w = rgba.shape[:2]
+    raw = np.empty((h, w * 3 + 1), dtype=np.uint8)
+    raw[:, 0] = 0
+    raw[:, 1:] = rgba[..., :3].reshape(h, w * 3)
+    header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)  # 8-bit truecolour, deflate, no interlace
+    return b"".join((b"\x89PNG\r\n\x1a\n", _chunk(b"IHDR", header),
+                     _chunk(b"IDAT", zlib.compress(raw.tobytes(), level)), _chunk(b"IEND", b"")))
+
+
+def _chunk(tag: bytes, body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + tag + body + struct.pack(">I", zlib.crc32(tag + body))
 
 
 def _reclip(rows: list[Row], window: tuple[float, float]) -> list[Row]:
