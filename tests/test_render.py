@@ -334,3 +334,20 @@ def test_png_encoder_round_trips_exactly() -> None:
         img.load()
         assert img.size == (53, 37) and img.mode == "RGB"
         assert np.array_equal(np.asarray(img), pixels[..., :3])
+
+
+def test_touching_bars_get_a_gap_and_nested_ones_keep_their_length() -> None:
+    from bot.render.rows import Row
+    from bot.render.timeline import SEPARATOR_PX, _boxes
+    from bot.scenarios.model import Event
+
+    px_per_ms = 1.0  # 1 px per ms: every bar below is countable
+    back_to_back = [Event("a", 0, 434_700, Category.NCCL), Event("b", 434_700, 57_800, Category.NCCL)]
+    starts, ends, _ = _boxes(Row("r", "GPU", TrackKind.GPU_STREAM, 0, "t", back_to_back), 0, 1e6, px_per_ms)
+    assert (starts[1] - ends[0]) * px_per_ms >= SEPARATOR_PX - 1e-9  # two collectives, two bars
+    nested = [Event("outer", 0, 100_000, Category.RANGE), Event("inner", 10_000, 20_000, Category.RANGE)]
+    starts, ends, _ = _boxes(Row("r", "NVTX", TrackKind.ANNOTATION, 0, "t", nested), 0, 1e6, px_per_ms)
+    assert ends[0] == pytest.approx(100.0)
+    dense = [Event(str(i), i * 100.0, 100.0, Category.COMPUTE) for i in range(50)]  # 0.1 px each
+    starts, ends, _ = _boxes(Row("r", "GPU", TrackKind.GPU_STREAM, 0, "t", dense), 0, 1e6, px_per_ms)
+    assert all(e > s for s, e in zip(starts, ends, strict=True))  # too thin to separate: left alone, still drawn

@@ -101,7 +101,8 @@ def _boxes(row: Row, lo: float, hi: float, px_per_ms: float) -> tuple[np.ndarray
         s, t = starts[order], ends[order]
         wide = (t - s) * px_per_ms >= COUNTABLE_PX
         sep = SEPARATOR_PX / px_per_ms
-        touching = (s[1:] - t[:-1]) * px_per_ms < SEPARATOR_PX
+        gap_px = (s[1:] - t[:-1]) * px_per_ms
+        touching = (gap_px > -1.0) & (gap_px < SEPARATOR_PX)  # back to back, not nested (a range inside another)
         cut = touching & wide[:-1] & wide[1:]
         t[:-1] = np.where(cut, np.minimum(t[:-1], s[1:] - sep), t[:-1])
         ends = np.empty_like(ends)
