@@ -14,14 +14,14 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..scenarios.model import Scenario, TrackKind
+from ..scenarios.model import Category, Scenario, TrackKind
 from .callouts import Callout, annotate
 from .kernels import top_kernels
 from .panel import kernel_table, legend
 from .rows import Row, layout
 from .sprites import Placed, composite, measure, place, placed
 from .theme import Theme, theme
-from .timeline import draw_rows
+from .timeline import LEGEND_NAMES, LIGHT_COMPUTE, draw_rows
 
 WIDTH_IN, HEIGHT_IN, DPI = 16.0, 9.0, 100
 AXES_LEFT, AXES_RIGHT, PANEL_LEFT, PANEL_RIGHT = 0.175, 0.755, 0.772, 0.99
@@ -80,6 +80,7 @@ def draw(scenario: Scenario, *, theme_name: str = "light", reveal: bool = False)
         keys["zoomed window"] = (th.muted, "area")
     if reveal and scenario.annotations:
         keys["evidence"] = (th.highlight, "highlight")
+    keys = _ordered(keys)
     x0, x1 = PANEL_LEFT * W, PANEL_RIGHT * W
     y = kernel_table(fig, x0, x1, top * H, top_kernels(scenario, lay), lay.steps_in_window, th)
     legend(fig, x0, y - 14, keys, th)
@@ -122,6 +123,17 @@ def png_bytes(rgba: np.ndarray, level: int = 3) -> bytes:
 
 def _chunk(tag: bytes, body: bytes) -> bytes:
     return struct.pack(">I", len(body)) + tag + body + struct.pack(">I", zlib.crc32(tag + body))
+
+
+_ORDER = [LEGEND_NAMES[c] for c in (Category.COMPUTE,)] + [LIGHT_COMPUTE] + [
+    LEGEND_NAMES[c] for c in (Category.NCCL, Category.MEMCPY, Category.LAUNCH, Category.SYNC, Category.MALLOC,
+                              Category.CPU_OP, Category.DATALOADER, Category.STEP, Category.RANGE, Category.MARKER)]
+
+
+def _ordered(keys: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """The key in one fixed order in every picture (categories first), whatever was drawn first."""
+    rank = {label: i for i, label in enumerate(_ORDER)}
+    return dict(sorted(keys.items(), key=lambda kv: rank.get(kv[0], len(rank))))
 
 
 def _reclip(rows: list[Row], window: tuple[float, float]) -> list[Row]:
