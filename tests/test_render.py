@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import re
 import threading
 from pathlib import Path
@@ -13,12 +14,15 @@ from PIL import Image
 
 from bot.cli import main
 from bot.render.cache import RenderCache
-from bot.render.png import header_lines, render_png
+from bot.render.png import draw, header_lines, render_png
 from bot.render.rows import layout
 from bot.render.text import render_text
-from bot.scenarios.model import TrackKind
+from bot.render.theme import theme
+from bot.render.timeline import LEGEND_NAMES, LIGHT_COMPUTE, legend_label
+from bot.scenarios.model import Category, TrackKind
 from bot.scenarios.registry import generate
 
+from .colour_distance import VISIONS, delta_e
 from .giveaways import words_for
 
 NUMBER = re.compile(r"\d[\d,]*\.?\d*")
@@ -48,15 +52,18 @@ def test_rows_are_grouped_like_nsight(signature_id: str) -> None:
     labels = [r.label for r in rows]
     groups = [r.group for r in rows]
     assert "CUDA API" in labels
-    assert any(label.startswith("Stream 7") for label in labels)
     assert "SM Active %" in labels
     assert "DRAM Bandwidth %" in labels
     assert "Tensor Active %" in labels
-    assert groups.index("CUDA API") < groups.index("GPU") < groups.index("GPU metrics")
+    metrics = next(g for g in groups if g.startswith("GPU metrics"))
+    assert groups.index("CUDA API") < groups.index("GPU") < groups.index(metrics)
     if s.trace.world_size > 1:
         noun = "stage" if signature_id == "pipeline_bubbles" else "rank"
         for r in range(s.trace.world_size):
             assert f"{noun} {r} · compute" in labels
+        assert not any(label.startswith("Stream") for label in labels)  # rank 0's streams are its lanes
+    else:
+        assert any(label.startswith("Stream 7") for label in labels)
     if signature_id == "prefill_blocks_decode":
         assert "ITL (ms)" in labels
         assert "requests" in labels
@@ -142,3 +149,205 @@ def test_cli_render_png_and_text(tmp_path: Path) -> None:
     bad = runner.invoke(main, ["render", "--signature", "sync_stall", "--seed", "3", "--theme", "neon",
                                "--out", str(txt)])
     assert bad.exit_code == 2
+
+
+def test_each_rank_once_and_no_empty_rows(signature_id: str) -> None:
+    for seed in (2, 5, 11):
+        lay = layout(generate(signature_id, seed))
+        lo, hi = lay.window
+        for row in lay.rows:
+            if row.kind is TrackKind.COUNTER:
+                assert row.values, row.label
+            else:
+                assert any(e.end > lo and e.start < hi for e in row.events), row.label
+        drawn = [(r.rank, r.track, r.label) for r in lay.rows if r.kind is TrackKind.GPU_STREAM]
+        assert len({(rank, track) for rank, track, _ in drawn}) == len(drawn), drawn
+        assert len({label for _, _, label in drawn}) == len(drawn)
+
+
+def test_stream_rows_are_named_by_what_runs_on_them() -> None:
+    s = generate("input_starvation", 3)
+    labels = {r.track: r.label for r in layout(s).rows if r.kind is TrackKind.GPU_STREAM}
+    assert "memcpy" in labels["Stream 14 (memcpy)"]
+    for sig in ("straggler", "pipeline_bubbles"):
+        for row in layout(generate(sig, 3)).rows:
+            if row.kind is TrackKind.GPU_STREAM:
+                lane = row.label.split(" · ")[1]
+                cats = {e.category.value for e in row.events}
+                assert {"NCCL": {"nccl"}, "compute": {"compute"}, "memcpy": {"memcpy"}}[lane] >= cats, row.label
+
+
+def test_step_marks_name_the_profiler_step_whose_kernels_run() -> None:
+    for sig in ("straggler", "sync_stall", "healthy"):
+        s = generate(sig, 3)
+        lay = layout(s)
+        names = {e.name for t in s.trace.ranks[0].tracks for e in t.events if e.name.startswith("ProfilerStep#")}
+        assert lay.step_marks
+        for _t, label in lay.step_marks:
+            assert label.removesuffix(" (GPU)") in names, label
+
+
+def test_interconnect_row_is_near_zero_while_a_collective_waits() -> None:
+    s = generate("straggler", 3)
+    lay = layout(s)
+    link = next(r for r in lay.rows if r.unit == "GB/s")
+    assert link.label.startswith("NVLink")
+    assert link.scale == s.hardware.link_gbps
+    assert max(link.values) <= s.hardware.link_gbps + 1e-6
+    # Rank 0's long all-reduce waits for the straggler: most of its span moves nothing.
+    nccl = next(r for r in lay.rows if r.rank == 0 and r.label.endswith("NCCL"))
+    longest = max(nccl.events, key=lambda e: e.dur)
+    inside = [v for t, v in zip(link.times, link.values, strict=True) if longest.start <= t < longest.end - 1]
+    assert sum(v < 1.0 for v in inside) > 0.6 * len(inside)
+    assert max(link.values) > 50  # and the transfer itself shows
+    # Bytes moved add up: what the row integrates equals the collectives' wire bytes in the window.
+    width = link.times[1] - link.times[0]
+    moved = sum(link.values) * width * 1e3
+    lo, hi = lay.window
+    factor = 2 * (s.trace.world_size - 1) / s.trace.world_size
+    expected = sum(float(e.args["bytes"]) * factor for e in nccl.events if e.start >= lo and e.end <= hi
+                   if e.args)
+    assert moved >= expected * 0.99
+
+
+def test_text_timeline_has_a_top_kernels_table_and_an_honest_key(signature_id: str) -> None:
+    s = generate(signature_id, 6)
+    text = render_text(s, 120)
+    body, table = text.split("Top kernels", 1)
+    rows = [line for line in table.splitlines()[2:] if line.strip()]
+    assert len(rows) >= 3
+    shares = [float(m) for m in re.findall(r"(\d+\.\d)%", table)]
+    assert len(shares) == len(rows)
+    assert shares == sorted(shares, reverse=True)
+    assert sum(shares) <= 100 + 0.05 * len(shares)
+    key = next(line for line in body.splitlines() if line.startswith("Key:"))
+    timeline = "\n".join(line.split("│", 1)[1] for line in body.splitlines() if "│" in line)
+    from bot.render.text import FULL, NAMES
+
+    for category, glyph in FULL.items():
+        named = f"{glyph} {NAMES[category]}" in key or f"/{NAMES[category]}" in key
+        if named:
+            assert glyph in timeline, (category, key)
+    assert "rank 0 · compute" not in body or body.count("rank 0 · compute") == 1
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.parametrize("reveal", [False, True])
+def test_png_layout_has_no_overlapping_labels_or_callouts(signature_id: str, reveal: bool) -> None:
+    for seed in (3, 17):
+        pic = draw(generate(signature_id, seed), theme_name="dark" if seed == 17 else "light", reveal=reveal)
+        W, H = pic.fig.bbox.width, pic.fig.bbox.height
+        texts = pic.texts
+        assert len(texts) > 20
+        for i, a in enumerate(texts):
+            assert a.box[0] >= 0 and a.box[2] <= W and a.box[1] >= 0 and a.box[3] <= H, a.text
+            for b in texts[i + 1 :]:
+                assert not _overlap(a.box, b.box), (a.text, b.text)
+        if not reveal:
+            assert not pic.callouts
+            continue
+        assert pic.callouts
+        for i, c in enumerate(pic.callouts):
+            assert c.evidence[2] - c.evidence[0] >= 9.5  # a sliver still gets a visible highlight
+            for other in pic.callouts:
+                assert not _overlap(c.box, other.evidence), (c.label, other.label)
+            for d in pic.callouts[i + 1 :]:
+                assert not _overlap(c.box, d.box), (c.label, d.label)
+            for t in texts:
+                if t.role != "callout":
+                    assert not _overlap(c.box, t.box), (c.label, t.text)
+        pic.fig.clf()
+
+
+def test_key_names_only_what_is_drawn(signature_id: str) -> None:
+    s = generate(signature_id, 3)
+    lay = layout(s)
+    expected = {legend_label(e.category, e.kind) for r in lay.rows for e in r.events}
+    pic = draw(s)
+    bars = {k for k in pic.legend if k in set(LEGEND_NAMES.values()) | {LIGHT_COMPUTE}}
+    assert bars == expected
+    assert ("interconnect, 0 → link peak" in pic.legend) == any(r.unit == "GB/s" for r in lay.rows)
+    assert ("step boundary (GPU)" in pic.legend) == bool(lay.step_marks)
+    if s.trace.world_size == 1:
+        assert LEGEND_NAMES[Category.NCCL] not in pic.legend
+    pic.fig.clf()
+
+
+@pytest.mark.parametrize("theme_name", ["light", "dark"])
+def test_category_colours_stay_apart_for_colour_blind_readers(theme_name: str) -> None:
+    th = theme(theme_name)
+    colours = {c.value: v for c, v in th.categories.items()} | {"compute (light)": th.compute_light}
+    worst: dict[str, float] = {}
+    for vision in VISIONS:
+        worst[vision] = min(delta_e(a, b, vision) for a, b in itertools.combinations(colours.values(), 2))
+    assert worst["normal"] >= 11, worst
+    assert min(worst[v] for v in VISIONS if v != "normal") >= 6, worst
+    # The twins' colours are far apart for the common (red-green) deficiencies too.
+    for a, b in ((Category.SYNC, Category.MALLOC), (Category.NCCL, Category.DATALOADER)):
+        for vision in ("normal", "deuteranopia", "protanopia"):
+            assert delta_e(th.categories[a], th.categories[b], vision) >= 15
+
+
+@pytest.mark.parametrize("names", [("alexnet_a100.json.gz",), ("sampled_rank-0.json.gz", "sampled_rank-1.json.gz")])
+def test_analysis_picture_labels_streams_by_their_work_and_overprints_nothing(names: tuple[str, ...],
+                                                                            tmp_path: Path) -> None:
+    from bot.analyze.importer import load
+    from bot.analyze.picture import as_scenario
+    from bot.analyze.reading import read
+
+    real = Path(__file__).resolve().parent / "data" / "real-traces"
+    folder = tmp_path / "trace"
+    folder.mkdir()
+    for n in names:
+        (folder / n).write_bytes((real / n).read_bytes())
+    raws = load(folder)
+    s = as_scenario(read(raws), folder.name, "")
+    lanes = {"NCCL": "nccl", "memcpy": "memcpy", "compute": "compute"}
+    for row in layout(s).rows:
+        if row.kind is TrackKind.GPU_STREAM:
+            named = {lanes[w] for w in lanes if w in row.label}
+            assert named, row.label
+            time: dict[str, float] = {}
+            for e in row.events:
+                time[e.category.value] = time.get(e.category.value, 0.0) + max(e.dur, 1e-3)
+            assert max(time, key=lambda c: time[c]) in named, (row.label, time)
+            assert all(c in named for c, t in time.items() if t >= 0.2 * sum(time.values())), (row.label, time)
+    pic = draw(s, reveal=True)
+    texts = pic.texts
+    for i, a in enumerate(texts):
+        for b in texts[i + 1 :]:
+            assert not _overlap(a.box, b.box), (a.text, b.text)
+    for c in pic.callouts:
+        assert not any(_overlap(c.box, t.box) for t in texts if t.role != "callout")
+
+
+def test_png_encoder_round_trips_exactly() -> None:
+    import numpy as np
+
+    from bot.render.png import png_bytes
+
+    pixels = np.random.default_rng(7).integers(0, 256, (37, 53, 4), dtype=np.uint8)
+    with Image.open(io.BytesIO(png_bytes(pixels))) as img:
+        img.load()
+        assert img.size == (53, 37) and img.mode == "RGB"
+        assert np.array_equal(np.asarray(img), pixels[..., :3])
+
+
+def test_touching_bars_get_a_gap_and_nested_ones_keep_their_length() -> None:
+    from bot.render.rows import Row
+    from bot.render.timeline import SEPARATOR_PX, _boxes
+    from bot.scenarios.model import Event
+
+    px_per_ms = 1.0  # 1 px per ms: every bar below is countable
+    back_to_back = [Event("a", 0, 434_700, Category.NCCL), Event("b", 434_700, 57_800, Category.NCCL)]
+    starts, ends, _ = _boxes(Row("r", "GPU", TrackKind.GPU_STREAM, 0, "t", back_to_back), 0, 1e6, px_per_ms)
+    assert (starts[1] - ends[0]) * px_per_ms >= SEPARATOR_PX - 1e-9  # two collectives, two bars
+    nested = [Event("outer", 0, 100_000, Category.RANGE), Event("inner", 10_000, 20_000, Category.RANGE)]
+    starts, ends, _ = _boxes(Row("r", "NVTX", TrackKind.ANNOTATION, 0, "t", nested), 0, 1e6, px_per_ms)
+    assert ends[0] == pytest.approx(100.0)
+    dense = [Event(str(i), i * 100.0, 100.0, Category.COMPUTE) for i in range(50)]  # 0.1 px each
+    starts, ends, _ = _boxes(Row("r", "GPU", TrackKind.GPU_STREAM, 0, "t", dense), 0, 1e6, px_per_ms)
+    assert all(e > s for s, e in zip(starts, ends, strict=True))  # too thin to separate: left alone, still drawn

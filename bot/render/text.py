@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from ..scenarios.model import Category, Scenario, TrackKind
+from .kernels import table_lines, top_kernels
 from .names import short_name
 from .rows import Row, layout
 
@@ -18,12 +19,25 @@ FULL = {
     Category.SYNC: "─",
     Category.MALLOC: "═",
     Category.CPU_OP: "▬",
-    Category.DATALOADER: "▒",
+    Category.DATALOADER: "░",
     Category.RANGE: "=",
     Category.STEP: "-",
     Category.MARKER: "▼",
 }
-LEGEND = "█ compute  ▓ NCCL  ▒ copy/data  ▐ launch  ─ sync  ═ malloc  ▬ CPU op  ▌ partly busy  (blank) idle"
+NAMES = {
+    Category.COMPUTE: "compute",
+    Category.NCCL: "NCCL",
+    Category.MEMCPY: "memcpy",
+    Category.LAUNCH: "launch",
+    Category.SYNC: "sync",
+    Category.MALLOC: "malloc",
+    Category.CPU_OP: "CPU op",
+    Category.DATALOADER: "dataloader",
+    Category.RANGE: "NVTX range",
+    Category.STEP: "ProfilerStep",
+    Category.MARKER: "request arrives",
+}
+PARTIAL = ("▌", "▏")
 
 
 def render_text(scenario: Scenario, width: int = 100, *, header: bool = True) -> str:
@@ -41,19 +55,42 @@ def render_text(scenario: Scenario, width: int = 100, *, header: bool = True) ->
             lines.extend(textwrap.wrap(line, width, subsequent_indent="  "))
         lines.append("")
     group = None
+    drawn: set[str] = set()
     for row in lay.rows:
         if row.group != group:
             group = row.group
             lines.append(f"{group}")
         label = row.label if len(row.label) <= LABEL - 1 else row.label[: LABEL - 2] + "…"
-        lines.append(f"{label:>{LABEL - 1}} │{_cells(row, lo, cell, cols)}│")
+        cells = _cells(row, lo, cell, cols, drawn)
+        if row.kind is TrackKind.COUNTER and row.values:
+            drawn.add("counter")
+        lines.append(f"{label:>{LABEL - 1}} │{cells}│")
     lines.append(" " * LABEL + _axis(lo, hi, cols))
     lines.append(" " * LABEL + "time (ms)")
-    lines.extend(textwrap.wrap(LEGEND, width))
+    lines.extend(textwrap.wrap(legend_text(drawn), width))
+    lines.append("")
+    lines.append(f"Top kernels, rank 0, over the {lay.steps_in_window:.0f} step(s) drawn:")
+    lines.extend(table_lines(top_kernels(scenario, lay), width))
     return "\n".join(lines)
 
 
-def _cells(row: Row, lo: float, cell: float, cols: int) -> str:
+def legend_text(drawn: set[str]) -> str:
+    """A key naming only the glyphs that appear in the rows above."""
+    keys = [f"{glyph} {NAMES[c]}" for c, glyph in FULL.items() if c.value in drawn]
+    merged: dict[str, list[str]] = {}
+    for key in keys:  # one glyph may stand for two categories (e.g. the bar of a range and of a step)
+        glyph, name = key.split(" ", 1)
+        merged.setdefault(glyph, []).append(name)
+    parts = [f"{g} {'/'.join(n)}" for g, n in merged.items()]
+    if drawn & set(PARTIAL):
+        parts.append("▌ partly busy")
+    if "counter" in drawn:
+        parts.append("▁▄█ metric, 0 → full scale")
+    return "Key: " + "  ".join(parts) + "  (blank) idle"
+
+
+def _cells(row: Row, lo: float, cell: float, cols: int, drawn: set[str]) -> str:
+    """The row's characters; adds the category values (and partial glyphs) it uses to `drawn`."""
     if row.kind is TrackKind.COUNTER:
         return _spark(row, lo, cell, cols)
     cover = [0.0] * cols
@@ -82,6 +119,7 @@ def _cells(row: Row, lo: float, cell: float, cols: int) -> str:
         glyph = FULL.get(category, "█")
         if row.kind is TrackKind.GPU_STREAM and cover[i] < 0.6:
             glyph = "▌" if cover[i] >= 0.15 else "▏"
+        drawn.add(glyph if glyph in PARTIAL else category.value)
         out.append(glyph)
     text = "".join(out)
     if row.kind in (TrackKind.ANNOTATION, TrackKind.CPU_THREAD):
