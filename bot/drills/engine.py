@@ -139,7 +139,12 @@ class DrillEngine:
         post = DrillPost(drill_id, scenario.context.title, tuple(scenario.context.lines()), png, timeline, now,
                          deadline, ch_data.answer_mode, diff)
         chat = self.chat_for(channel.platform)
-        ref = await chat.post_drill(channel, post)
+        try:
+            ref = await chat.post_drill(channel, post)
+        except BaseException:
+            # Nothing is out (or nothing anyone can answer): remove the drill so no reveal is owed for it.
+            await asyncio.shield(asyncio.to_thread(self._abandon, drill_id, channel))
+            raise
         await asyncio.to_thread(self._store_message_ref, drill_id, ref.message)
         started = StartedDrill(drill_id, sig, seed_, diff, now, deadline, ref, trace_id)
         for hook in self.on_started:
@@ -313,7 +318,8 @@ class DrillEngine:
         for user_ref, text in answers:
             g = await asyncio.to_thread(grade, scenario, text)
             try:
-                await chat.send_private(channel_ref, user_ref, f"Drill #{drill_id}: your grade\n{g.feedback()}")
+                await chat.send_private(channel_ref, user_ref, f"Drill #{drill_id}: your grade\n{g.feedback()}",
+                                        thread=ref)
             except Exception as exc:  # one unreachable user must not stop the others' feedback
                 log.warning("private feedback failed: %s", type(exc).__name__)
         return True
