@@ -1,8 +1,11 @@
-"""A fake Slack Web API on a free loopback port: records every call, can answer 429 with Retry-After."""
+"""A fake Slack Web API on a free loopback port: records every call, and fails like the real one — 429 with
+Retry-After, `{"ok": false, "error": …}` answers queued per method, and Block Kit checked against Slack's
+published limits (`invalid_blocks`). It keeps the messages it was sent so tests can read the channel's state."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 from dataclasses import dataclass, field
@@ -11,6 +14,7 @@ from urllib.parse import parse_qsl
 
 from aiohttp import web
 
+from .block_kit import check_blocks, check_view
 from .loopback import serve
 
 
@@ -26,6 +30,10 @@ class FakeSlackAPI:
     rate_limit: dict[str, int] = field(default_factory=dict)  # method → how many 429s to answer first
     shared_files: dict[str, bytes] = field(default_factory=dict)  # files people shared, by name
     admins: set[str] = field(default_factory=lambda: {"UADMIN"})
+    errors: dict[str, list[str]] = field(default_factory=dict)  # method → error codes to answer first, in order
+    names: dict[str, str] = field(default_factory=dict)  # user id → profile display name
+    messages: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (channel, ts) → latest params
+    homes: dict[str, dict[str, Any]] = field(default_factory=dict)  # user → published App Home view
     base: str = ""
     _ts: itertools.count = field(default_factory=lambda: itertools.count(1))  # type: ignore[type-arg]
     _runner: web.AppRunner | None = None
@@ -57,16 +65,17 @@ class FakeSlackAPI:
             await self._runner.cleanup()
 
     async def _params(self, request: web.Request) -> dict[str, Any]:
+        query = dict(request.query)  # slack_sdk sends some methods' arguments in the query string
         if request.method == "GET":
-            return dict(request.query)
+            return query
         if request.content_type == "application/json":
-            return dict(await request.json())
+            return {**query, **dict(await request.json())}
         if request.content_type.startswith("multipart/"):
-            out = {}
+            out = dict(query)
             async for part in await request.multipart():
                 out[part.name or ""] = (await part.read()).decode("latin-1")[:200]
             return out
-        return dict(parse_qsl(await request.text()))
+        return {**query, **dict(parse_qsl(await request.text()))}
 
     async def _api(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
@@ -75,15 +84,63 @@ class FakeSlackAPI:
             self.rate_limit[method] -= 1
             self.calls.append(Call(method + ":429", params))
             return web.json_response({"ok": False, "error": "ratelimited"}, status=429, headers={"Retry-After": "1"})
+        for key in ("blocks", "view", "files"):
+            if isinstance(params.get(key), str):
+                with contextlib.suppress(ValueError):
+                    params[key] = json.loads(params[key])
+        queued = self.errors.get(method)
+        if queued:
+            error = queued.pop(0)
+            self.calls.append(Call(method + ":" + error, params))
+            return web.json_response({"ok": False, "error": error})
+        invalid = self._check(method, params)
+        if invalid is not None:
+            self.calls.append(Call(method + ":invalid", {**params, "why": invalid}))
+            return web.json_response({"ok": False, "error": "invalid_blocks" if "blocks" in params else
+                                      "invalid_arguments", "response_metadata": {"messages": [invalid]}})
         self.calls.append(Call(method, params))
         return web.json_response(self._answer(method, params))
+
+    def _check(self, method: str, params: dict[str, Any]) -> str | None:
+        if method in ("chat.postMessage", "chat.update", "chat.postEphemeral"):
+            if not params.get("channel"):
+                return "channel_not_found"
+            if len(str(params.get("text", ""))) > 40_000:
+                return "msg_too_long"
+            if "blocks" in params:
+                return check_blocks(params["blocks"], "message")
+            if not params.get("text"):
+                return "no_text"
+        if method in ("views.open", "views.update", "views.push"):
+            return check_view(params.get("view"), "modal")
+        if method == "views.publish":
+            return check_view(params.get("view"), "home")
+        return None
 
     def _answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method == "auth.test":
             return {"ok": True, "user_id": "UBOT", "bot_id": "BBOT", "team_id": "T1", "url": "https://x.slack.com/"}
-        if method in ("chat.postMessage", "chat.update"):
-            ts = params.get("ts") or f"1700000000.{next(self._ts):06d}"
+        if method == "chat.postMessage":
+            ts = f"1700000000.{next(self._ts):06d}"
+            self.messages[(str(params.get("channel")), ts)] = params
             return {"ok": True, "channel": params.get("channel"), "ts": ts}
+        if method == "chat.update":
+            key = (str(params.get("channel")), str(params.get("ts")))
+            if key not in self.messages:
+                return {"ok": False, "error": "message_not_found"}
+            self.messages[key] = {**self.messages[key], **params}
+            return {"ok": True, "channel": params.get("channel"), "ts": params.get("ts")}
+        if method == "conversations.history":
+            key = (str(params.get("channel")), str(params.get("latest")))
+            found = self.messages.get(key)
+            return {"ok": True, "messages": [{"ts": key[1], **found}] if found else []}
+        if method == "conversations.open":
+            if not params.get("users"):
+                return {"ok": False, "error": "user_not_found"}
+            return {"ok": True, "channel": {"id": "D" + str(params["users"]).split(",")[0]}}
+        if method == "views.publish":
+            self.homes[str(params.get("user_id"))] = params["view"]
+            return {"ok": True, "view": {"id": "VH1", **params["view"]}}
         if method == "files.getUploadURLExternal":
             fid = f"F{next(self._ts)}"
             return {"ok": True, "upload_url": f"{self.base}/upload/{fid}", "file_id": fid}
@@ -97,7 +154,10 @@ class FakeSlackAPI:
                                           for i, (n, b) in enumerate(self.shared_files.items())]}
         if method == "users.info":
             uid = params.get("user", "")
-            return {"ok": True, "user": {"id": uid, "is_admin": uid in self.admins, "is_owner": False}}
+            name = self.names.get(uid, "")
+            return {"ok": True, "user": {"id": uid, "name": uid.lower(), "is_admin": uid in self.admins,
+                                         "is_owner": False, "real_name": name,
+                                         "profile": {"display_name": name, "real_name": name}}}
         return {"ok": True}
 
     async def _upload(self, request: web.Request) -> web.Response:

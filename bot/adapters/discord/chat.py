@@ -90,7 +90,8 @@ class DiscordChat:
         return self.client.get_partial_messageable(thread_id, guild_id=_guild(ref.channel),
                                                    type=discord.ChannelType.public_thread)
 
-    async def send_private(self, channel: ChannelRef, user: UserRef, text: str) -> None:
+    async def send_private(self, channel: ChannelRef, user: UserRef, text: str, *,
+                           thread: MessageRef | None = None) -> None:
         follow = self.followups.get((channel.channel, user.user))
         if follow is not None and follow.expires > time.monotonic():
             for part in chunks(text):
