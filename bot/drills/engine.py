@@ -25,7 +25,7 @@ from ..store import repo
 from ..store.db import Database
 from ..store.models import Attempt, Channel, DeliveryKey, Drill, TraceUpload, User, Workspace
 from . import scenarios as sc
-from .errors import DrillError, DrillNotFound, NotRecorded
+from .errors import ChatUnreachable, DrillError, DrillNotFound, NotRecorded
 from .policy import points
 from .ports import ChannelRef, ChatPort, DrillPost, MessageRef, RevealPost, ScoreLine, UserRef
 from .selection import choose_seed, choose_signature, daily_seed
@@ -311,6 +311,9 @@ class DrillEngine:
                               scenario.reveal.as_text(), png, tuple(scores))
             chat = self.chat_for(channel_ref.platform)
             ref = await chat.post_reveal(MessageRef(channel_ref, drill.message_ref or ""), post)
+        except ChatUnreachable as exc:  # keep the claim: a retry would fail the same way, forever
+            log.warning("reveal of drill %s cannot be delivered: %s", drill_id, exc)
+            return False
         except Exception:
             await asyncio.to_thread(self._release, drill_id)
             raise

@@ -19,3 +19,8 @@ class NotRecorded(DrillError):
 
 class GroupError(DrillError):
     pass
+
+
+class ChatUnreachable(DrillError):
+    """The platform will never take this post (the bot was removed, lost its permissions, the channel is gone):
+    retrying cannot help, so a reveal that hits this is not retried."""

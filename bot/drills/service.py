@@ -99,6 +99,16 @@ class TeamService:
         await asyncio.to_thread(run)
         self.on_schedule_change()
 
+    async def enable_workspace(self, platform: str, workspace: str) -> None:
+        def run() -> None:
+            with self.db.session() as s:
+                ws = repo.find_workspace(s, platform, workspace)
+                if ws is not None:
+                    s.execute(update(Channel).where(Channel.workspace_id == ws.id).values(enabled=True))
+
+        await asyncio.to_thread(run)
+        self.on_schedule_change()
+
     async def enable_workspace_for_install(self, enterprise: str | None, team: str | None) -> None:
         """A (re)install: the team's channels drill on their schedules again (an uninstall switched them off).
         An org-wide Grid install (no team) re-enables every workspace of that enterprise."""

@@ -4,7 +4,10 @@ button, the answer modal. Every interaction is answered or deferred at once; the
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import io
+import json
 import logging
 from typing import Any
 
@@ -17,15 +20,23 @@ from ...drills.errors import DrillError
 from ...drills.ports import ChannelRef, UserRef
 from ...drills.service import TeamService
 from ...scenarios.ids import SIGNATURE_IDS
-from .chat import NO_PINGS, DiscordChat
+from ...store import state
+from .chat import MISSING_PERMISSIONS, NO_PINGS, PERMISSION_HELP, DiscordChat
 from .settings import DiscordSettings
-from .views import DiagnosisModal, SubmitButton
+from .views import DiagnosisModal, SubmitButton, modal_drill, submitted_answer
 
 log = logging.getLogger(__name__)
 PLATFORM = "discord"
 SIGNATURE_CHOICES = [app_commands.Choice(name=s, value=s) for s in SIGNATURE_IDS]
 PERIOD_CHOICES = [app_commands.Choice(name=p, value=p) for p in ("week", "month", "all")]
 GROUP_ACTIONS = [app_commands.Choice(name=a, value=a) for a in ("create", "join", "leave", "list", "leaderboard")]
+PREFILL_SECONDS = 1.0  # Discord wants the modal within 3 s: a slow lookup skips the pre-fill
+ECHO_CHARS = 500
+# The invite link's permissions: View Channel, Send Messages, Send Messages in Threads, Create Public Threads,
+# Embed Links, Attach Files, Read Message History. Not Manage Threads. The README quotes this value.
+INVITE_PERMISSIONS = discord.Permissions(
+    view_channel=True, send_messages=True, send_messages_in_threads=True, create_public_threads=True,
+    embed_links=True, attach_files=True, read_message_history=True)
 HELP = ("**tracedrill** — `/trace` (a drill now; `signature:` to drill one) · `/trace-leaderboard [period]` · "
         "`/trace-stats` · `/trace-schedule days:weekdays time:09:30 timezone:Europe/Berlin` (Manage Server; "
         "`days:off` stops it) · `/trace-group action:create|join|leave|list|leaderboard name:<group>` · "
@@ -59,12 +70,28 @@ class TraceBot:
 
     async def setup_hook(self) -> None:
         self.client.add_dynamic_items(SubmitButton)  # buttons on old drill messages keep working after restarts
-        for gid in self.settings.guild_ids:
-            guild = discord.Object(id=gid)
-            self.tree.copy_global_to(guild=guild)
+        await self.sync_commands()
+
+    def commands_hash(self, guild: discord.abc.Snowflake | None = None) -> str:
+        spec = [c.to_dict(self.tree) for c in self.tree.get_commands(guild=guild)]
+        return hashlib.sha256(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()
+
+    async def sync_commands(self, *, force: bool = False) -> list[str]:
+        """Sync the command tree only when it changed since the last sync (Discord rate-limits syncs); returns
+        the scopes synced. `force` syncs regardless (a stale registration after a manual change)."""
+        synced = []
+        scopes: list[discord.Object | None] = [discord.Object(id=g) for g in self.settings.guild_ids] or [None]
+        for guild in scopes:
+            if guild is not None:
+                self.tree.copy_global_to(guild=guild)
+            key = f"discord:commands:{guild.id if guild else 'global'}"
+            digest = self.commands_hash(guild)
+            if not force and await asyncio.to_thread(state.get, self.engine.db, key) == digest:
+                continue
             await self.tree.sync(guild=guild)
-        if not self.settings.guild_ids:
-            await self.tree.sync()
+            await asyncio.to_thread(state.put, self.engine.db, key, digest, self.engine.clock())
+            synced.append(key)
+        return synced
 
     def background(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -72,19 +99,41 @@ class TraceBot:
         task.add_done_callback(self._tasks.discard)
 
     async def open_modal(self, interaction: discord.Interaction, drill_id: int) -> None:
-        await interaction.response.send_modal(DiagnosisModal(drill_id, self.settings.max_answer_chars, self.answered))
+        _, user = refs(interaction)
+        previous: str | None = None
+        with contextlib.suppress(TimeoutError, DrillError):  # reopening shows your last answer, to revise
+            previous = await asyncio.wait_for(self.service.last_answer(drill_id, user), PREFILL_SECONDS)
+        await interaction.response.send_modal(DiagnosisModal(drill_id, self.settings.max_answer_chars,
+                                                             previous or ""))
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Answer-form submissions, whichever opening of the form they come from (see views.py)."""
+        if interaction.type != discord.InteractionType.modal_submit or interaction.response.is_done():
+            return
+        data: dict[str, Any] = dict(interaction.data or {})
+        drill_id = modal_drill(str(data.get("custom_id", "")))
+        if drill_id is None:
+            return
+        await self.answered(interaction, drill_id, submitted_answer(data))
 
     async def answered(self, interaction: discord.Interaction, drill_id: int, text: str) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         self.chat.remember(interaction)  # its follow-up token carries the feedback at the reveal
         _, user = refs(interaction)
+        if not text.strip():
+            await interaction.followup.send("Write a diagnosis first.", ephemeral=True)
+            return
         if len(text) > self.settings.max_answer_chars:
             await interaction.followup.send(f"Keep it under {self.settings.max_answer_chars:,} characters.",
                                             ephemeral=True)
             return
         try:
             outcome = await self.engine.submit(drill_id, user, text, idempotency_key=f"interaction:{interaction.id}")
-            reply = outcome.private_text() + (f"\n{outcome.grade.feedback()}" if outcome.late else "")
+            reply = outcome.private_text()
+            if outcome.status != "duplicate":  # echo what was recorded, so nobody wonders what got through
+                echo = text if len(text) <= ECHO_CHARS else text[:ECHO_CHARS] + "…"
+                reply += "\nYou wrote:\n> " + discord.utils.escape_markdown(echo).replace("\n", "\n> ")
+            reply += f"\n{outcome.grade.feedback()}" if outcome.late else ""
         except DrillError as exc:
             reply = str(exc)
         await interaction.followup.send(reply[:2000], ephemeral=True, allowed_mentions=NO_PINGS)
@@ -94,6 +143,8 @@ class TraceBot:
             text = await work
         except DrillError as exc:
             text = str(exc)
+        except discord.Forbidden as exc:
+            text = PERMISSION_HELP if exc.code == MISSING_PERMISSIONS else f"Discord refused that ({exc.code})."
         except Exception:
             log.exception("command failed")
             text = "Something went wrong; please try again."
@@ -116,6 +167,20 @@ class TraceBot:
 
     def _register(self) -> None:
         tree, service, engine = self.tree, self.service, self.engine
+
+        @self.client.event
+        async def on_interaction(interaction: discord.Interaction) -> None:
+            await self.on_interaction(interaction)
+
+        @self.client.event
+        async def on_guild_remove(guild: discord.Guild) -> None:
+            """Kicked or the server was deleted: its scheduled drills stop."""
+            await service.disable_workspace(PLATFORM, str(guild.id))
+
+        @self.client.event
+        async def on_guild_join(guild: discord.Guild) -> None:
+            """Invited back: the schedules it had run again."""
+            await service.enable_workspace(PLATFORM, str(guild.id))
 
         @tree.command(name="trace", description="A trace-reading drill now (optionally one signature)")
         @app_commands.guild_only()
