@@ -134,8 +134,8 @@ def _drill_post(api: FakeSlackAPI) -> dict[str, Any]:
 
 
 def _drill_id(api: FakeSlackAPI) -> int:
-    button = next(b for b in _blocks(_drill_post(api)) if b["type"] == "actions")["elements"][0]
-    return int(button["value"])
+    header = next(b for b in _blocks(_drill_post(api)) if b["type"] == "header")["text"]["text"]
+    return int(header.rsplit("#", 1)[1])
 
 
 async def _started(slack: Harness) -> int:
@@ -559,3 +559,69 @@ async def test_grid_workspace_finds_its_install(database: Database) -> None:
     finally:
         await runtime.chat.close()
         await api.stop()
+
+
+async def test_feedback_persists_in_the_app_home_with_a_chart(slack: Harness) -> None:
+    await slack.command("straggler")
+    drill_id = await _started(slack)
+    await slack.submit_modal(drill_id, GOOD)
+    await slack.api.wait_for("chat.postEphemeral", 1)
+    await slack.event({"type": "app_home_opened", "user": "UANA", "channel": "DUANA", "tab": "home"}, "EvH1")
+    before = (await slack.api.wait_for("views.publish", 1))[-1].params["view"]
+    assert "awaiting the reveal" in json.dumps(before), "no feedback (or answer) before the reveal"
+    slack.clock.advance(121)
+    assert await slack.engine.reveal(drill_id)
+    after = (await slack.api.wait_for("views.publish", 2))[-1].params
+    assert after["user_id"] == "UANA"
+    home = json.dumps(after["view"], ensure_ascii=False)
+    assert "straggler" in home and "Score" in home and "✓" in home, "per-part feedback in the App Home"
+    assert "Weakest" in home
+    chart = next(b for b in after["view"]["blocks"] if b["type"] == "image")
+    uploads = [c.params["files"][0]["id"] for c in slack.api.of("files.completeUploadExternal")]
+    assert chart["slack_file"]["id"] in uploads
+    assert slack.api.of("views.publish:invalid") == []
+
+
+async def test_trace_config_is_for_admins_and_saves_the_channel_settings(slack: Harness) -> None:
+    await slack.command("config", user="UANA")
+    denied = (await slack.api.wait_for("response_url", 1))[-1].params["text"]
+    assert "Only workspace admins" in denied
+    await slack.command("config", user="UADMIN")
+    view = (await slack.api.wait_for("views.open", 1))[-1].params["view"]
+    assert slack.api.of("views.open:invalid") == []
+    mode = next(b for b in view["blocks"] if b["block_id"] == "answer_mode")
+    assert mode["element"]["initial_option"]["value"] == "modal", "answers hidden by default"
+
+    def submission(user: str, schedule: str, seconds: str = "300") -> dict[str, Any]:
+        return {"type": "view_submission", "team": {"id": "T1"}, "user": {"id": user, "team_id": "T1"},
+                "view": {"id": "VC", "type": "modal", "callback_id": "trace_config", "private_metadata": "C1",
+                         "state": {"values": {
+                             "answer_mode": {"value": {"type": "static_select",
+                                                       "selected_option": {"value": "thread"}}},
+                             "answer_seconds": {"value": {"type": "number_input", "value": seconds}},
+                             "difficulty": {"value": {"type": "static_select", "selected_option": {"value": "hard"}}},
+                             "signatures": {"value": {"type": "multi_static_select", "selected_options": [
+                                 {"value": "straggler"}, {"value": "sync_stall"}]}},
+                             "schedule": {"value": {"type": "plain_text_input", "value": schedule}}}}}}
+
+    status, body, _ = await slack.interactive(submission("UADMIN", "someday 25:00"))
+    assert status == 200 and json.loads(body)["errors"]["schedule"]
+    status, body, _ = await slack.interactive(submission("UADMIN", "off", seconds="5"))
+    assert "Answer time" in json.loads(body)["errors"]["answer_seconds"]
+    status, body, _ = await slack.interactive(submission("UANA", "weekdays 09:30 Europe/Berlin"))
+    assert "admins" in json.loads(body)["errors"]["answer_mode"]
+    status, body, _ = await slack.interactive(submission("UADMIN", "weekdays 09:30 Europe/Berlin"))
+    assert status == 200 and body == ""
+    saved = (await slack.api.wait_for("chat.postEphemeral", 1))[-1].params["text"]
+    assert "Saved" in saved and "09:30 Europe/Berlin" in saved
+    settings = await slack.service.config.get(ChannelRef("slack", "T1", "C1"))
+    assert (settings.answer_mode, settings.answer_seconds, settings.difficulty) == ("thread", 300, "hard")
+    assert settings.signature_mix == ("straggler", "sync_stall") and settings.hour == 9
+    await slack.command("")
+    drill_id = await _started(slack)
+    blocks = _blocks(_drill_post(slack.api))
+    assert not any(b["type"] == "actions" for b in blocks), "thread mode: no form button"
+    with slack.db.session() as s:
+        d = s.get(Drill, drill_id)
+        assert d is not None and d.signature in ("straggler", "sync_stall") and d.difficulty == "hard"
+        assert (d.deadline_at - d.posted_at).total_seconds() == 300

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from ..scenarios.ids import DIFFICULTIES, SIGNATURE_IDS
 from ..store import repo
 from ..store.db import Database
+from ..store.models import Channel
 from .commands import parse
 from .errors import DrillError
 from .ports import ChannelRef
@@ -29,6 +30,12 @@ class ChannelSettings:
     minute: int
     timezone: str
     enabled: bool
+
+    @classmethod
+    def of(cls, ch: Channel) -> ChannelSettings:
+        return cls(ch.answer_mode or "modal", ch.answer_seconds, ch.difficulty or "medium",
+                   tuple(ch.signature_mix) if ch.signature_mix else None, ch.weekdays, ch.schedule_hour,
+                   ch.schedule_minute or 0, ch.timezone, bool(ch.enabled))
 
     def schedule_text(self) -> str:
         if self.hour is None:
@@ -94,9 +101,7 @@ class ChannelConfig:
             ws = repo.workspace(s, channel.platform, channel.workspace, "", self.clock())  # type: ignore[arg-type]
             ch = repo.channel(s, ws, channel.channel, channel.name)
             s.flush()
-            return ChannelSettings(ch.answer_mode or "modal", ch.answer_seconds, ch.difficulty or "medium",
-                                   tuple(ch.signature_mix) if ch.signature_mix else None, ch.weekdays,
-                                   ch.schedule_hour, ch.schedule_minute or 0, ch.timezone, bool(ch.enabled))
+            return ChannelSettings.of(ch)
 
     async def apply(self, channel: ChannelRef, change: ConfigChange) -> ChannelSettings:
         """Validate and store; returns the channel's settings afterwards. Raises DrillError on bad input."""

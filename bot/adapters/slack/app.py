@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -16,9 +17,11 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 from slack_sdk.errors import SlackApiError
 
+from ...drills.channel_config import ConfigChange, parse_signatures, validate
 from ...drills.commands import USAGE, parse
 from ...drills.engine import DrillEngine
 from ...drills.errors import DrillError, NotRecorded
+from ...drills.home import HomeService
 from ...drills.ports import ChannelRef, UserRef
 from ...drills.service import TeamService
 from .blocks import (
@@ -31,6 +34,7 @@ from .blocks import (
     receipt_view,
 )
 from .chat import SlackChat, make_client
+from .home import CONFIG_CALLBACK, config_modal, config_values, home_view
 from .installation import ThreadedInstallationStore, ThreadedStateStore
 from .names import DisplayNames
 from .settings import SlackSettings
@@ -96,6 +100,66 @@ def _register(app: AsyncApp, engine: DrillEngine, service: TeamService, settings
     tasks: set[asyncio.Task[Any]] = set()
     names = DisplayNames()
     known_enterprise: dict[str, str] = {}
+    homes = HomeService(engine)
+    charts: dict[tuple[str, str], str] = {}  # (user, chart digest) → uploaded file id: one upload per change
+
+    async def publish_home(client: Any, user: UserRef) -> None:
+        """The App Home: stats, last answers with their feedback, weakest signatures, settings, the chart."""
+        home = await homes.home(user)
+        file_id = None
+        if home.stats is not None:
+            digest = hashlib.sha256(repr(sorted(home.series.items())).encode()).hexdigest()[:16]
+            file_id = charts.get((user.user, digest))
+            if file_id is None:
+                png = await homes.chart(home)
+                resp = await client.files_upload_v2(file=png, filename="accuracy.png", title="Your accuracy",
+                                                    alt_txt="Mean score per week for each signature")
+                file_id = str(resp["file"]["id"])
+                if len(charts) > 5000:
+                    charts.clear()
+                charts[(user.user, digest)] = file_id
+        await client.views_publish(user_id=user.user, view=home_view(home, file_id, engine.answer_seconds))
+
+    async def publish_for(user: UserRef) -> None:
+        await publish_home(await chat.client(user.workspace), user)
+
+    chat.publish_home = publish_for
+
+    @app.event("app_home_opened")
+    async def home_opened(event: dict[str, Any], body: dict[str, Any], client: Any) -> None:
+        if event.get("tab", "home") != "home" or not event.get("user"):
+            return
+        team = body.get("team_id") or ""
+        note_enterprise(team, body.get("enterprise_id"))
+        try:
+            await publish_home(client, UserRef(PLATFORM, team, str(event["user"])))
+        except SlackApiError as exc:
+            log.warning("App Home publish failed: %s", exc.response.get("error"))
+
+    @app.view(CONFIG_CALLBACK)
+    async def config_submitted(ack: Any, body: dict[str, Any], view: dict[str, Any], client: Any) -> None:
+        values = config_values(view)
+        team = body["team"]["id"] if body.get("team") else body["user"]["team_id"]
+        try:
+            seconds = values.get("answer_seconds")
+            change = validate(ConfigChange(
+                answer_mode=values.get("answer_mode"), difficulty=values.get("difficulty"),
+                answer_seconds=int(seconds) if seconds not in (None, "") else None,
+                signature_mix=parse_signatures(" ".join(values.get("signatures") or [])) or None,
+                all_signatures=not values.get("signatures"),
+                schedule=(values.get("schedule") or "off").strip()))
+        except (DrillError, ValueError) as exc:
+            block = _config_block(str(exc))
+            await ack(response_action="errors", errors={block: clip_error(str(exc))})
+            return
+        if not await _is_admin(client, body["user"]["id"]):
+            await ack(response_action="errors", errors={"answer_mode": "Only workspace admins can change this."})
+            return
+        await ack()
+        channel = ChannelRef(PLATFORM, team, str(view.get("private_metadata", "")))
+        saved = await service.config.apply(channel, change)
+        await _tell(client, channel, UserRef(PLATFORM, team, body["user"]["id"]),
+                    escape("Saved. " + saved.summary(engine.answer_seconds)))
 
     def note_enterprise(team: str, enterprise: str | None) -> None:
         """Grid: keep the team's enterprise id, so scheduled drills and reveals find the install."""
@@ -121,8 +185,20 @@ def _register(app: AsyncApp, engine: DrillEngine, service: TeamService, settings
         if cmd.name == "list":
             await ack(response_type="ephemeral", text=escape(service.signatures_text()))
             return
+        if cmd.name == "config":
+            await ack(response_type="ephemeral", text="Opening this channel's settings…")
+            background(_open_config(channel, user, command.get("trigger_id", ""), respond, client))
+            return
         await ack(response_type="ephemeral", text="On it…" if cmd.name != "drill" else "Starting a drill…")
         background(_run_command(cmd, channel, user, respond, client))
+
+    async def _open_config(channel: ChannelRef, user: UserRef, trigger: str, respond: Any, client: Any) -> None:
+        if not await _is_admin(client, user.user):
+            await respond(response_type="ephemeral", text="Only workspace admins can change this channel's settings.")
+            return
+        current = await service.config.get(channel)
+        await client.views_open(trigger_id=trigger,
+                                view=config_modal(channel.channel, current, engine.answer_seconds))
 
     async def _run_command(cmd: Any, channel: ChannelRef, user: UserRef, respond: Any, client: Any) -> None:
         try:
@@ -248,6 +324,20 @@ def _register(app: AsyncApp, engine: DrillEngine, service: TeamService, settings
         if installations is not None:
             await installations.async_delete_all(enterprise_id=body.get("enterprise_id"), team_id=team)
         await service.disable_workspace(PLATFORM, team)
+
+
+def _config_block(error: str) -> str:
+    """Which field of the settings form an error belongs to."""
+    lowered = error.lower()
+    for needle, block in (("answer time", "answer_seconds"), ("difficulty", "difficulty"),
+                          ("signature", "signatures"), ("answer mode", "answer_mode")):
+        if needle in lowered:
+            return block
+    return "schedule"
+
+
+def clip_error(text: str) -> str:
+    return text[:150]
 
 
 EXPLAINED = {
