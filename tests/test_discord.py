@@ -525,3 +525,55 @@ def test_invite_permissions_are_exactly_what_the_bot_uses() -> None:
     assert not p.manage_threads and not p.administrator and not p.mention_everyone
     readme = (Path(__file__).parents[1] / "README.md").read_text()
     assert f"permissions={p.value}" in readme
+
+
+async def test_trace_config_needs_manage_server_and_sets_the_channel(discord_env: Harness) -> None:
+    h = discord_env
+
+    def config(permissions: str = "0", **options: Any) -> dict[str, Any]:
+        data = {"id": "779", "name": "trace-config", "type": 1, "guild_id": GUILD,
+                "options": [{"name": k, "type": 4 if isinstance(v, int) else 3, "value": v}
+                            for k, v in options.items()]}
+        return h.send(interaction(2, data, permissions=permissions))
+
+    denied = config(difficulty="hard")
+    reply = (await h.api.wait_for("POST", f"/interactions/{denied['id']}/"))[0].json
+    assert "Manage Server" in reply["data"]["content"]  # type: ignore[index]
+    bad = config(MANAGE_GUILD, signatures="straggler, warp_drive")
+    reply = (await h.api.wait_for("POST", f"/interactions/{bad['id']}/"))[0].json
+    assert "warp_drive" in reply["data"]["content"]  # type: ignore[index]
+    ok = config(MANAGE_GUILD, answer_seconds=600, difficulty="easy", signatures="launch_bound",
+                schedule="daily 08:15 Asia/Tokyo")
+    text = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{ok['token']}"))[0].json["content"]  # type: ignore[index]
+    assert "Saved" in text and "600 s" in text and "launch_bound" in text and "08:15 Asia/Tokyo" in text
+    shown = config(MANAGE_GUILD)
+    text = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{shown['token']}"))[0].json["content"]  # type: ignore[index]
+    assert "Saved" not in text and "difficulty: easy" in text
+    h.send(interaction(2, command("trace")))
+    drill_id, _ = await _posted_drill(h)
+    with h.db.session() as s:
+        d = s.get(Drill, drill_id)
+        assert d is not None and d.signature == "launch_bound" and d.difficulty == "easy"
+        assert (d.deadline_at - d.posted_at).total_seconds() == 600
+
+
+async def test_trace_me_shows_feedback_and_a_chart(discord_env: Harness) -> None:
+    h = discord_env
+    empty = h.send(interaction(2, command("trace-me"), user="55"))
+    first = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{empty['token']}"))[0]
+    assert "No answers from you yet" in first.json["embeds"][0]["description"]  # type: ignore[index]
+    h.send(interaction(2, command("trace", signature="straggler")))
+    drill_id, message_id = await _posted_drill(h)
+    form = await open_form(h, drill_id, message_id, user="55")
+    sent = h.send(modal_submit(form["custom_id"], GOOD, user="55"))
+    await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{sent['token']}")
+    h.clock.advance(121)
+    assert await h.engine.reveal(drill_id)
+    me = h.send(interaction(2, command("trace-me"), user="55"))
+    reply = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{me['token']}"))[0]
+    assert reply.files == ["accuracy.png"]
+    embed = reply.json["embeds"][0]  # type: ignore[index]
+    assert embed["image"]["url"] == "attachment://accuracy.png"
+    assert f"#{drill_id}" in embed["description"] and "straggler" in embed["description"]
+    assert "Score" in embed["description"], "the per-part feedback is there"
+    assert reply.json["flags"] & 64  # type: ignore[index]

@@ -14,12 +14,14 @@ from typing import Any
 import discord
 from discord import app_commands
 
+from ...drills.channel_config import ConfigChange, parse_signatures, validate
 from ...drills.commands import parse
 from ...drills.engine import DrillEngine
 from ...drills.errors import DrillError
+from ...drills.home import HomeService
 from ...drills.ports import ChannelRef, UserRef
 from ...drills.service import TeamService
-from ...scenarios.ids import SIGNATURE_IDS
+from ...scenarios.ids import DIFFICULTIES, SIGNATURE_IDS
 from ...store import state
 from .chat import MISSING_PERMISSIONS, NO_PINGS, PERMISSION_HELP, DiscordChat
 from .settings import DiscordSettings
@@ -29,6 +31,7 @@ log = logging.getLogger(__name__)
 PLATFORM = "discord"
 SIGNATURE_CHOICES = [app_commands.Choice(name=s, value=s) for s in SIGNATURE_IDS]
 PERIOD_CHOICES = [app_commands.Choice(name=p, value=p) for p in ("week", "month", "all")]
+DIFFICULTY_CHOICES = [app_commands.Choice(name=d, value=d) for d in DIFFICULTIES]
 GROUP_ACTIONS = [app_commands.Choice(name=a, value=a) for a in ("create", "join", "leave", "list", "leaderboard")]
 PREFILL_SECONDS = 1.0  # Discord wants the modal within 3 s: a slow lookup skips the pre-fill
 ECHO_CHARS = 500
@@ -40,7 +43,9 @@ INVITE_PERMISSIONS = discord.Permissions(
 HELP = ("**tracedrill** — `/trace` (a drill now; `signature:` to drill one) · `/trace-leaderboard [period]` · "
         "`/trace-stats` · `/trace-schedule days:weekdays time:09:30 timezone:Europe/Berlin` (Manage Server; "
         "`days:off` stops it) · `/trace-group action:create|join|leave|list|leaderboard name:<group>` · "
-        "`/trace-analyze trace:<your .json/.json.gz>` · `/trace-help`. Press **Submit diagnosis** under a drill "
+        "`/trace-analyze trace:<your .json/.json.gz>` · `/trace-me` (your home: stats, feedback, chart) · "
+        "`/trace-config` (Manage Server: answer time, difficulty, signatures, schedule) · `/trace-help`. "
+        "Press **Submit diagnosis** under a drill "
         "to answer; the reveal arrives in its thread.")
 
 
@@ -63,6 +68,7 @@ class TraceBot:
         self.client: discord.Client = cls(intents=intents, allowed_mentions=NO_PINGS)
         self.tree = app_commands.CommandTree(self.client)
         self.chat = DiscordChat(self.client)
+        self.homes = HomeService(engine)
         self._tasks: set[asyncio.Task[Any]] = set()
         self.client.setup_hook = self.setup_hook  # type: ignore[method-assign]
         SubmitButton.open_modal = self.open_modal
@@ -149,6 +155,32 @@ class TraceBot:
             log.exception("command failed")
             text = "Something went wrong; please try again."
         await interaction.followup.send(text[:2000], ephemeral=True, allowed_mentions=NO_PINGS)
+
+    async def _home(self, interaction: discord.Interaction) -> None:
+        _, user = refs(interaction)
+        try:
+            home = await self.homes.home(user)
+            text = home.text(self.engine.answer_seconds)
+            embed = discord.Embed(title=f"{interaction.user.display_name} — tracedrill"[:256],
+                                  description=text[:4000], colour=discord.Colour.blurple())
+            files = []
+            if home.stats is not None:
+                png = await self.homes.chart(home)
+                files.append(discord.File(io.BytesIO(png), "accuracy.png"))
+                embed.set_image(url="attachment://accuracy.png")
+            await interaction.followup.send(embed=embed, files=files, ephemeral=True, allowed_mentions=NO_PINGS)
+        except Exception:
+            log.exception("/trace-me failed")
+            await interaction.followup.send("Something went wrong; please try again.", ephemeral=True)
+
+    async def _configure(self, interaction: discord.Interaction, change: ConfigChange | None) -> str:
+        channel, _ = refs(interaction)
+        if change is None:
+            current = await self.service.config.get(channel)
+        else:
+            current = await self.service.config.apply(channel, change)
+        return ("Saved. " if change else "") + current.summary(self.engine.answer_seconds) + (
+            "\nOn Discord people answer with the **Submit diagnosis** form; answers stay hidden until the reveal.")
 
     async def _analyze(self, interaction: discord.Interaction, trace: discord.Attachment) -> None:
         from ...analyze.service import AnalysisError, analyze_bytes
@@ -261,6 +293,39 @@ class TraceBot:
                 return
             await interaction.response.defer(thinking=True)
             self.background(self._analyze(interaction, trace))
+
+        @tree.command(name="trace-me", description="Your home: stats, streak, last answers with feedback, chart")
+        @app_commands.guild_only()
+        async def me(interaction: discord.Interaction) -> None:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            self.background(self._home(interaction))
+
+        @tree.command(name="trace-config", description="This channel's drill settings (Manage Server)")
+        @app_commands.guild_only()
+        @app_commands.default_permissions(manage_guild=True)
+        @app_commands.choices(difficulty=DIFFICULTY_CHOICES)
+        @app_commands.describe(answer_seconds="Answer time in seconds (30 to 86400)",
+                               signatures="Signature mix, comma separated, or 'all'",
+                               schedule="Daily drill, e.g. 'weekdays 09:30 Europe/Berlin', or 'off'")
+        async def config(interaction: discord.Interaction, answer_seconds: int | None = None,
+                         difficulty: str | None = None, signatures: str | None = None,
+                         schedule: str | None = None) -> None:
+            perms = interaction.permissions
+            if not (perms.manage_guild or perms.administrator):  # default_permissions is only a default
+                await interaction.response.send_message("You need Manage Server to change this channel's settings.",
+                                                        ephemeral=True)
+                return
+            asked = any(v is not None for v in (answer_seconds, difficulty, signatures, schedule))
+            try:
+                mix = parse_signatures(signatures) if signatures is not None else ()
+                change = validate(ConfigChange(answer_seconds=answer_seconds, difficulty=difficulty,
+                                               signature_mix=mix or None,
+                                               all_signatures=signatures is not None and not mix, schedule=schedule))
+            except DrillError as exc:
+                await interaction.response.send_message(str(exc)[:2000], ephemeral=True)
+                return
+            await interaction.response.defer(ephemeral=True)
+            self.background(self._reply_later(interaction, self._configure(interaction, change if asked else None)))
 
         @tree.command(name="trace-help", description="How tracedrill works")
         async def help_(interaction: discord.Interaction) -> None:
