@@ -625,3 +625,23 @@ async def test_trace_config_is_for_admins_and_saves_the_channel_settings(slack: 
         d = s.get(Drill, drill_id)
         assert d is not None and d.signature in ("straggler", "sync_stall") and d.difficulty == "hard"
         assert (d.deadline_at - d.posted_at).total_seconds() == 300
+
+
+def test_manifest_and_readme_match_the_code() -> None:
+    from pathlib import Path
+
+    from bot.adapters.slack.app import BOT_SCOPES
+
+    root = Path(__file__).parents[1]
+    manifest = (root / "slack" / "manifest.yml").read_text()
+    bot_list = manifest.split("    bot:\n", 1)[1].split("settings:", 1)[0]  # the oauth bot-scope list
+    assert [line.strip()[2:] for line in bot_list.splitlines() if line.strip()] == BOT_SCOPES
+    assert "      - app_home_opened" in manifest
+    assert "home_tab_enabled: true" in manifest
+    readme = (root / "README.md").read_text()
+    slack = readme[readme.index("## Run it in Slack"):readme.index("## Run it in Discord")]
+    for scope in BOT_SCOPES:
+        assert f"`{scope}`" in slack, scope
+    assert "/trace config" in slack and "App Home" in slack
+    discord_part = readme[readme.index("## Run it in Discord"):readme.index("## Docker")]
+    assert "/trace-config" in discord_part and "/trace-me" in discord_part
