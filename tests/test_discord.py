@@ -577,3 +577,17 @@ async def test_trace_me_shows_feedback_and_a_chart(discord_env: Harness) -> None
     assert f"#{drill_id}" in embed["description"] and "straggler" in embed["description"]
     assert "Score" in embed["description"], "the per-part feedback is there"
     assert reply.json["flags"] & 64  # type: ignore[index]
+
+
+async def test_discord_sync_command_forces_a_sync(discord_env: Harness, monkeypatch: pytest.MonkeyPatch,
+                                                  tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from bot.adapters.discord.cli import sync_once
+
+    h = discord_env
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'sync.sqlite3'}")
+    settings = DiscordSettings(token="t", guild_ids=[int(GUILD)])
+    before = len(h.api.of("PUT", "/commands"))
+    assert await sync_once(settings, force=False) == [f"discord:commands:{GUILD}"], "a new database: first sync"
+    assert await sync_once(settings, force=False) == [], "unchanged: nothing sent"
+    assert await sync_once(settings, force=True) == [f"discord:commands:{GUILD}"]
+    assert len(h.api.of("PUT", "/commands")) == before + 2

@@ -645,3 +645,22 @@ def test_manifest_and_readme_match_the_code() -> None:
     assert "/trace config" in slack and "App Home" in slack
     discord_part = readme[readme.index("## Run it in Discord"):readme.index("## Docker")]
     assert "/trace-config" in discord_part and "/trace-me" in discord_part
+
+
+async def test_after_a_restart_the_reveal_still_closes_the_drill_message(slack: Harness) -> None:
+    await slack.command("straggler")
+    drill_id = await _started(slack)
+    ts = await _parent_ts(slack.db, drill_id)
+    chat = slack.runtime.chat
+    for ticker in list(chat._tickers.values()):  # a new process: no countdown, nothing about the message in memory
+        ticker.cancel()
+    await asyncio.gather(*chat._tickers.values(), return_exceptions=True)
+    chat._posts.clear()
+    chat._files.clear()
+    slack.clock.advance(121)
+    assert await slack.engine.reveal(drill_id)
+    assert slack.api.of("conversations.history")[0].params["latest"] == ts
+    closed = _blocks(slack.api.messages[("C1", ts)])
+    assert not any(b["type"] == "actions" for b in closed)
+    assert any(b["type"] == "image" for b in closed), "the picture is read back and kept"
+    assert "0 answers" in json.dumps(closed)

@@ -133,18 +133,21 @@ class SlackChat:
                 return
 
     async def update_drill(self, ref: MessageRef, post: DrillPost, remaining_seconds: int) -> None:
+        file_id = self._files.get(ref.message)
+        if file_id is None:  # closed, or posted before a restart: a refresh would drop the picture
+            return
         c = await self.client(ref.channel.workspace)
         async with self._slots:
             await c.chat_update(channel=ref.channel.channel, ts=ref.message, text=remaining_text(
-                post.deadline, remaining_seconds), blocks=drill_blocks(post, remaining_seconds,
-                                                                       self._files.get(ref.message)))
+                post.deadline, remaining_seconds), blocks=drill_blocks(post, remaining_seconds, file_id))
 
     async def post_reveal(self, ref: MessageRef, post: RevealPost) -> MessageRef:
         c = await self.client(ref.channel.workspace)
         thread = ref.message or None
         ticker = self._tickers.pop(ref.message, None)
         if ticker is not None:
-            ticker.cancel()  # the reveal ends the countdown
+            ticker.cancel()  # the reveal ends the countdown; wait, so no late refresh brings the button back
+            await asyncio.gather(ticker, return_exceptions=True)
         async with self._slots:
             file_id = await self._upload(c, post.image_png, "reveal.png", f"Reveal of drill #{post.drill_id}",
                                          f"Annotated reveal: {post.title}")
