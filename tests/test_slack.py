@@ -664,3 +664,36 @@ async def test_after_a_restart_the_reveal_still_closes_the_drill_message(slack: 
     assert not any(b["type"] == "actions" for b in closed)
     assert any(b["type"] == "image" for b in closed), "the picture is read back and kept"
     assert "0 answers" in json.dumps(closed)
+
+
+async def test_socket_mode_command_is_acked_and_starts_a_drill(database: Database) -> None:
+    from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
+    api = FakeSlackAPI()
+    await api.start()
+    settings = SlackSettings(bot_token=TOKEN, app_token="xapp-test", api_url=f"{api.base}/api/")
+    engine = DrillEngine(database, {}, clock=Clock(datetime.now(UTC)))
+    runtime = build_slack(engine, TeamService(engine), settings)
+    runtime.chat.min_gap = 0.05
+    engine.chats["slack"] = runtime.chat
+    handler = AsyncSocketModeHandler(runtime.app, "xapp-test")
+    try:
+        await handler.connect_async()
+        assert api.of("apps.connections.open"), "the socket URL came from the Web API"
+        await api.socket_send({"envelope_id": "env-1", "type": "slash_commands", "accepts_response_payload": True,
+                               "payload": {"command": "/trace", "text": "help", "team_id": "T1", "channel_id": "C1",
+                                           "user_id": "UANA", "user_name": "ana", "trigger_id": "t",
+                                           "response_url": f"{api.base}/respond/1"}})
+        ack = await api.wait_for_ack("env-1")
+        assert "&lt;signature&gt;" in ack["payload"]["text"]
+        await api.socket_send({"envelope_id": "env-2", "type": "slash_commands", "accepts_response_payload": True,
+                               "payload": {"command": "/trace", "text": "straggler", "team_id": "T1",
+                                           "channel_id": "C1", "user_id": "UANA", "user_name": "ana",
+                                           "trigger_id": "t", "response_url": f"{api.base}/respond/2"}})
+        assert "Starting a drill" in (await api.wait_for_ack("env-2"))["payload"]["text"]
+        post = (await api.wait_for("chat.postMessage"))[0].params
+        assert post["channel"] == "C1" and any(b["type"] == "image" for b in post["blocks"])
+    finally:
+        await handler.close_async()
+        await runtime.chat.close()
+        await api.stop()

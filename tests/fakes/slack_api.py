@@ -34,6 +34,8 @@ class FakeSlackAPI:
     names: dict[str, str] = field(default_factory=dict)  # user id → profile display name
     messages: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (channel, ts) → latest params
     homes: dict[str, dict[str, Any]] = field(default_factory=dict)  # user → published App Home view
+    sockets: list[web.WebSocketResponse] = field(default_factory=list)  # Socket Mode connections
+    socket_acks: list[dict[str, Any]] = field(default_factory=list)  # what the app sent back over them
     base: str = ""
     _ts: itertools.count = field(default_factory=lambda: itertools.count(1))  # type: ignore[type-arg]
     _runner: web.AppRunner | None = None
@@ -56,11 +58,14 @@ class FakeSlackAPI:
         app.router.add_post("/upload/{file_id}", self._upload)
         app.router.add_post("/respond/{n}", self._respond)
         app.router.add_get("/files/{name}", self._file)
+        app.router.add_get("/socket", self._socket)
         self._runner, port = await serve(app)
         self.base = f"http://127.0.0.1:{port}"
         return self.base
 
     async def stop(self) -> None:
+        for ws in self.sockets:
+            await ws.close()
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -138,6 +143,8 @@ class FakeSlackAPI:
             if not params.get("users"):
                 return {"ok": False, "error": "user_not_found"}
             return {"ok": True, "channel": {"id": "D" + str(params["users"]).split(",")[0]}}
+        if method == "apps.connections.open":
+            return {"ok": True, "url": self.base.replace("http://", "ws://") + "/socket"}
         if method == "views.publish":
             self.homes[str(params.get("user_id"))] = params["view"]
             return {"ok": True, "view": {"id": "VH1", **params["view"]}}
@@ -159,6 +166,33 @@ class FakeSlackAPI:
                                          "is_owner": False, "real_name": name,
                                          "profile": {"display_name": name, "real_name": name}}}
         return {"ok": True}
+
+    async def _socket(self, request: web.Request) -> web.WebSocketResponse:
+        """Socket Mode: say hello, then relay envelopes the test sends and record the app's acks."""
+        ws = web.WebSocketResponse(autoping=True)
+        await ws.prepare(request)
+        self.sockets.append(ws)
+        await ws.send_json({"type": "hello", "num_connections": 1, "debug_info": {"host": "fake"},
+                            "connection_info": {"app_id": "A1"}})
+        async for msg in ws:
+            if msg.type == web.WSMsgType.TEXT:
+                self.socket_acks.append(json.loads(msg.data))
+        return ws
+
+    async def socket_send(self, envelope: dict[str, Any]) -> None:
+        for _ in range(250):
+            if self.sockets:
+                break
+            await asyncio.sleep(0.02)
+        await self.sockets[-1].send_json(envelope)
+
+    async def wait_for_ack(self, envelope_id: str, seconds: float = 10.0) -> dict[str, Any]:
+        for _ in range(int(seconds / 0.02)):
+            for ack in self.socket_acks:
+                if ack.get("envelope_id") == envelope_id:
+                    return ack
+            await asyncio.sleep(0.02)
+        raise AssertionError(f"no ack for {envelope_id}: {self.socket_acks}")
 
     async def _upload(self, request: web.Request) -> web.Response:
         body = await request.read()
