@@ -59,9 +59,16 @@ async def serve(platforms: list[str], *, http: bool = False, host: str = "0.0.0.
 
 
 def _check_slack(http: bool) -> None:
+    from pydantic import ValidationError
+
     from .adapters.slack.settings import SlackSettings
 
-    settings = SlackSettings()
+    try:
+        settings = SlackSettings()
+    except ValidationError as exc:  # e.g. SLACK_MAX_ANSWER_CHARS above Slack's 3,000-character input limit
+        first = exc.errors()[0]
+        name = "SLACK_" + str(first["loc"][0]).upper() if first.get("loc") else "a SLACK_ variable"
+        raise ConfigError(f"{name}: {first['msg']}") from None
     if http:
         if settings.signing_secret is None or not (settings.bot_token or settings.oauth):
             raise ConfigError("HTTP mode needs SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN (or SLACK_CLIENT_ID and "

@@ -533,6 +533,19 @@ def test_answer_limit_above_slacks_input_limit_is_refused() -> None:
     assert SlackSettings(max_answer_chars=2000).max_answer_chars == 2000
 
 
+def test_serve_refuses_an_answer_limit_over_3000_in_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from bot.cli import main
+
+    env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite3'}", "SLACK_MAX_ANSWER_CHARS": "5000",
+           "SLACK_BOT_TOKEN": TOKEN, "SLACK_APP_TOKEN": "xapp-1"}
+    result = CliRunner().invoke(main, ["serve", "--platform", "slack"], env=env)
+    assert result.exit_code == 1
+    assert "SLACK_MAX_ANSWER_CHARS" in result.output and "3000" in result.output
+    assert "Traceback" not in result.output
+
+
 async def test_grid_workspace_finds_its_install(database: Database) -> None:
     from slack_sdk.oauth.installation_store import Installation
 
