@@ -92,9 +92,16 @@ async def serve(plan: ServePlan) -> None:
 
 
 def _check_slack(http: bool) -> None:
+    from pydantic import ValidationError
+
     from .adapters.slack.settings import SlackSettings
 
-    settings = SlackSettings()
+    try:
+        settings = SlackSettings()
+    except ValidationError as exc:  # e.g. SLACK_MAX_ANSWER_CHARS above Slack's 3,000-character input limit
+        first = exc.errors()[0]
+        name = "SLACK_" + str(first["loc"][0]).upper() if first.get("loc") else "a SLACK_ variable"
+        raise ConfigError(f"{name}: {first['msg']}") from None
     blank = settings.blank_secrets()
     if blank:
         raise ConfigError(f"{', '.join(blank)} is set but empty; give the real value or unset it")

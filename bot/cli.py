@@ -260,9 +260,11 @@ def analyze(path: Path, as_json: bool, out_file: Path | None) -> None:
 
 
 def _register_operator_commands() -> None:
+    from .adapters.discord.cli import discord_group
     from .cli_ops import register
 
     register(main)
+    main.add_command(discord_group)
 
 
 def _register_interview_prep_commands() -> None:

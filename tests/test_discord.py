@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
@@ -37,12 +38,18 @@ def member(user_id: str, permissions: str = "0") -> dict[str, Any]:
 
 
 def interaction(kind: int, data: dict[str, Any], user: str = "42", permissions: str = "0",
-                message: dict[str, Any] | None = None) -> dict[str, Any]:
+                message: dict[str, Any] | None = None, channel: str = CHANNEL) -> dict[str, Any]:
+    where: dict[str, Any] = {"id": channel, "type": 0, "guild_id": GUILD, "name": "perf", "position": 0,
+                             "permission_overwrites": [], "nsfw": False, "parent_id": None}
+    if channel != CHANNEL:  # a thread (or forum post) under the perf channel
+        where = {"id": channel, "type": 11, "guild_id": GUILD, "name": "a forum post", "parent_id": CHANNEL,
+                 "owner_id": "42", "thread_metadata": {"archived": False, "auto_archive_duration": 1440,
+                                                       "archive_timestamp": datetime.now(UTC).isoformat(),
+                                                       "locked": False},
+                 "message_count": 0, "member_count": 1, "rate_limit_per_user": 0, "flags": 0}
     payload: dict[str, Any] = {
         "id": str(next(_ids)), "application_id": APP_ID, "type": kind, "token": f"tok{next(_ids)}", "version": 1,
-        "guild_id": GUILD, "channel_id": CHANNEL,
-        "channel": {"id": CHANNEL, "type": 0, "guild_id": GUILD, "name": "perf", "position": 0,
-                    "permission_overwrites": [], "nsfw": False, "parent_id": None},
+        "guild_id": GUILD, "channel_id": channel, "channel": where,
         "member": member(user, permissions), "data": data, "app_permissions": "0", "locale": "en-US",
         "guild_locale": "en-US", "entitlements": [], "authorizing_integration_owners": {}, "context": 0,
         "attachment_size_limit": 10 * 2**20}
@@ -65,6 +72,20 @@ def message_payload(message_id: str, drill_id: int) -> dict[str, Any]:
         "attachments": [], "embeds": [], "mentions": [], "mention_roles": [], "pinned": False,
         "mention_everyone": False, "tts": False, "timestamp": datetime.now(UTC).isoformat(),
         "edited_timestamp": None, "flags": 0}
+
+
+def modal_submit(custom_id: str, text: str, user: str = "42") -> dict[str, Any]:
+    return interaction(5, {"custom_id": custom_id, "components": [
+        {"type": 1, "components": [{"type": 4, "custom_id": "tracedrill:answer", "value": text}]}]}, user=user)
+
+
+async def open_form(h: Harness, drill_id: int, message_id: str, user: str = "42") -> dict[str, Any]:
+    """Press Submit diagnosis; returns the modal Discord was asked to show."""
+    press = h.send(interaction(3, {"custom_id": f"tracedrill:submit:{drill_id}", "component_type": 2}, user=user,
+                               message=message_payload(message_id, drill_id)))
+    modal = (await h.api.wait_for("POST", f"/interactions/{press['id']}/"))[0].json
+    assert isinstance(modal, dict) and modal["type"] == 9
+    return dict(modal["data"])
 
 
 class Harness:
@@ -97,8 +118,8 @@ async def discord_env(database: Database, monkeypatch: pytest.MonkeyPatch) -> As
         await api.stop()
 
 
-async def _posted_drill(h: Harness) -> tuple[int, str]:
-    post = (await h.api.wait_for("POST", f"/channels/{CHANNEL}/messages"))[0]
+async def _posted_drill(h: Harness, channel: str = CHANNEL) -> tuple[int, str]:
+    post = (await h.api.wait_for("POST", f"/channels/{channel}/messages"))[0]
     custom_id = post.json["components"][0]["components"][0]["custom_id"]  # type: ignore[index]
     for _ in range(200):  # the engine stores the message id just after the post returns
         with h.db.session() as s:
@@ -128,11 +149,12 @@ async def test_trace_straggler_to_thread_reveal_and_leaderboard(discord_env: Har
                                message=message_payload(message_id, drill_id)))
     modal = (await h.api.wait_for("POST", f"/interactions/{press['id']}/"))[0].json
     assert modal["type"] == 9  # type: ignore[index]
-    assert modal["data"]["custom_id"] == f"tracedrill:modal:{drill_id}"  # type: ignore[index]
-    submit = h.send(interaction(5, {"custom_id": f"tracedrill:modal:{drill_id}", "components": [
-        {"type": 1, "components": [{"type": 4, "custom_id": "tracedrill:answer", "value": GOOD}]}]}))
+    custom_id = modal["data"]["custom_id"]  # type: ignore[index]
+    assert custom_id.startswith(f"tracedrill:modal:{drill_id}:")
+    submit = h.send(modal_submit(custom_id, GOOD))
     reply = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{submit['token']}"))[0].json
     assert "Recorded" in reply["content"]  # type: ignore[index]
+    assert "the node cooling" in reply["content"], "the receipt echoes the answer"  # type: ignore[index]
     assert reply["flags"] & 64, "ephemeral"  # type: ignore[index]
     h.clock.advance(121)
     assert await h.engine.reveal(drill_id)
@@ -193,8 +215,7 @@ async def test_over_long_and_hostile_answers(discord_env: Harness) -> None:
     drill_id, _ = await _posted_drill(h)
 
     def modal(text: str) -> dict[str, Any]:
-        return h.send(interaction(5, {"custom_id": f"tracedrill:modal:{drill_id}", "components": [
-            {"type": 1, "components": [{"type": 4, "custom_id": "tracedrill:answer", "value": text}]}]}))
+        return h.send(modal_submit(f"tracedrill:modal:{drill_id}:abc123", text))
 
     h.bot.chat.followups.clear()
     press = h.send(interaction(3, {"custom_id": f"tracedrill:submit:{drill_id}", "component_type": 2},
@@ -290,3 +311,284 @@ async def test_trace_analyze_with_an_attachment(discord_env: Harness, tmp_path) 
         assert result.files == ["analysis.png"]
     finally:
         await runner.cleanup()
+
+
+async def test_two_people_holding_the_form_at_once_both_count(discord_env: Harness) -> None:
+    h = discord_env
+    h.send(interaction(2, command("trace", signature="straggler")))
+    drill_id, message_id = await _posted_drill(h)
+    form_a = await open_form(h, drill_id, message_id, user="42")
+    form_b = await open_form(h, drill_id, message_id, user="43")
+    assert form_a["custom_id"] != form_b["custom_id"], "each opening has its own id"
+    b = h.send(modal_submit(form_b["custom_id"], "input starvation, the loader is slow", user="43"))
+    a = h.send(modal_submit(form_a["custom_id"], GOOD, user="42"))
+    for sent in (a, b):
+        reply = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{sent['token']}"))[0].json
+        assert "Recorded" in reply["content"]  # type: ignore[index]
+    with h.db.session() as s:
+        answers = {a.answer_text for a in s.scalars(select(Attempt))}
+    assert answers == {GOOD, "input starvation, the loader is slow"}
+
+
+async def test_a_form_opened_before_a_restart_still_submits(discord_env: Harness) -> None:
+    h = discord_env
+    h.send(interaction(2, command("trace", signature="sync_stall")))
+    drill_id, message_id = await _posted_drill(h)
+    form = await open_form(h, drill_id, message_id)
+    await h.bot.client.close()
+    h.bot = h.new_bot()
+    await h.bot.client.login("test-token")
+    sent = h.send(modal_submit(form["custom_id"], GOOD))
+    reply = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{sent['token']}"))[0].json
+    assert "Recorded" in reply["content"]  # type: ignore[index]
+
+
+async def test_reopening_the_form_prefills_the_last_answer(discord_env: Harness) -> None:
+    h = discord_env
+    h.send(interaction(2, command("trace", signature="straggler")))
+    drill_id, message_id = await _posted_drill(h)
+    form = await open_form(h, drill_id, message_id)
+    field = json.dumps(form)
+    assert GOOD not in field
+    sent = h.send(modal_submit(form["custom_id"], GOOD))
+    await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{sent['token']}")
+    again = await open_form(h, drill_id, message_id)
+    assert GOOD in json.dumps(again), "the last answer is pre-filled"
+
+
+async def test_a_drill_posted_in_a_thread_reveals_in_that_thread(discord_env: Harness) -> None:
+    h = discord_env
+    thread = "600"
+    h.api.thread_channels.add(thread)
+    h.send(interaction(2, command("trace", signature="straggler"), channel=thread))
+    drill_id, message_id = await _posted_drill(h, thread)
+    h.clock.advance(121)
+    assert await h.engine.reveal(drill_id)
+    assert not await h.engine.reveal(drill_id), "revealed once, not retried forever"
+    assert h.api.of("POST", f"/channels/{thread}/messages/{message_id}/threads")[0].failed, "50024: no thread here"
+    in_thread = [c for c in h.api.of("POST", f"/channels/{thread}/messages") if c.path.endswith("/messages")]
+    assert in_thread[1].files == ["reveal.png"]
+    assert in_thread[1].json["message_reference"]["message_id"] == int(message_id)  # type: ignore[index]
+    assert any("Scores" in str((c.json or {}).get("content") or "") for c in in_thread)  # type: ignore[union-attr]
+    with h.db.session() as s:
+        assert s.get(Drill, drill_id).revealed_at is not None  # type: ignore[union-attr]
+
+
+async def test_missing_permission_to_post_is_explained_and_leaves_no_drill(discord_env: Harness) -> None:
+    h = discord_env
+    h.api.fail("POST", f"/channels/{CHANNEL}/messages", 50013)
+    cmd = h.send(interaction(2, command("trace", signature="straggler")))
+    reply = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{cmd['token']}"))[0].json
+    assert "50013" in reply["content"] and "Attach Files" in reply["content"]  # type: ignore[index]
+    with h.db.session() as s:  # the drill is kept only as failed: never revealed into the channel
+        assert [d.failed_at is not None for d in s.scalars(select(Drill))] == [True]
+    assert len(h.api.of("POST", f"/channels/{CHANNEL}/messages")) == 1, "a refusal is not retried"
+
+
+async def test_no_thread_permission_reveals_as_a_reply_and_lost_access_is_not_retried(
+        discord_env: Harness) -> None:
+    h = discord_env
+    h.send(interaction(2, command("trace", signature="healthy")))
+    drill_id, message_id = await _posted_drill(h)
+    h.api.fail("POST", f"/messages/{message_id}/threads", 50013)
+    h.clock.advance(121)
+    assert await h.engine.reveal(drill_id)
+    replies = [c for c in h.api.of("POST", f"/channels/{CHANNEL}/messages") if c.files == ["reveal.png"]]
+    assert replies[0].json["message_reference"]["message_id"] == int(message_id)  # type: ignore[index]
+    h.send(interaction(2, command("trace", signature="healthy")))
+    for _ in range(200):
+        with h.db.session() as s:
+            second = s.scalars(select(Drill).where(Drill.id != drill_id)).first()
+            if second is not None and second.message_ref:
+                break
+        await asyncio.sleep(0.02)
+    assert second is not None
+    h.api.fail("POST", f"/messages/{second.message_ref}/threads", 50001)
+    h.clock.advance(121)
+    assert await h.engine.reveal_due() == []
+    assert await h.engine.reveal_due() == [], "a permanent refusal is not retried"
+    assert len(h.api.of("POST", f"/messages/{second.message_ref}/threads")) == 1
+
+
+async def test_closed_dms_get_a_note_in_the_reveal_thread(discord_env: Harness) -> None:
+    h = discord_env
+    h.send(interaction(2, command("trace", signature="straggler")))
+    drill_id, message_id = await _posted_drill(h)
+    form = await open_form(h, drill_id, message_id, user="77")
+    sent = h.send(modal_submit(form["custom_id"], GOOD, user="77"))
+    await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{sent['token']}")
+    h.bot.chat.followups.clear()  # the 15-minute token has lapsed
+    h.api.closed_dms.add("77")
+    h.clock.advance(121)
+    assert await h.engine.reveal(drill_id)
+    refused = [c for c in h.api.calls if c.failed]
+    assert refused, "the DM was tried and refused with 50007"
+    note = [c.json for c in h.api.of("POST", f"/channels/{message_id}/messages")
+            if "DMs are closed" in (c.json or {}).get("content", "")]  # type: ignore[union-attr]
+    assert len(note) == 1
+    assert "<@77>" in note[0]["content"]  # type: ignore[index]
+    assert note[0]["allowed_mentions"]["users"] == [77], "it pings only that person"  # type: ignore[index]
+    assert note[0]["allowed_mentions"]["parse"] == []  # type: ignore[index]
+
+
+async def test_feedback_goes_by_follow_up_then_dm(discord_env: Harness) -> None:
+    h = discord_env
+    h.send(interaction(2, command("trace", signature="straggler")))
+    drill_id, message_id = await _posted_drill(h)
+    form = await open_form(h, drill_id, message_id, user="42")
+    a = h.send(modal_submit(form["custom_id"], GOOD, user="42"))
+    await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{a['token']}")
+    form = await open_form(h, drill_id, message_id, user="43")
+    b = h.send(modal_submit(form["custom_id"], "launch bound", user="43"))
+    await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{b['token']}")
+    del h.bot.chat.followups[(CHANNEL, "43")]  # 43's token lapsed: a DM instead
+    h.clock.advance(121)
+    assert await h.engine.reveal(drill_id)
+    follow = await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{a['token']}", 2)
+    assert "your grade" in follow[-1].json["content"] and "Score" in follow[-1].json["content"]  # type: ignore[index]
+    opened = h.api.of("POST", "/users/@me/channels")
+    assert [c.json["recipient_id"] for c in opened] == [43]  # type: ignore[index]
+
+
+async def test_removed_from_a_server_its_schedules_stop_and_rejoining_restarts_them(discord_env: Harness) -> None:
+    from bot.store import repo
+
+    h = discord_env
+    ok = h.send(interaction(2, command("trace-schedule", days="weekdays", time="09:30", timezone="UTC"),
+                            permissions=MANAGE_GUILD))
+    await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{ok['token']}")
+
+    def enabled() -> bool:
+        with h.db.session() as s:
+            ws = repo.find_workspace(s, "discord", GUILD)
+            ch = repo.find_channel(s, ws, CHANNEL)  # type: ignore[arg-type]
+            assert ch is not None and ch.schedule_hour == 9
+            return ch.enabled
+
+    assert enabled()
+    state = h.bot.client._connection
+    guild = {"id": GUILD, "name": "perf club", "owner_id": "42", "roles": [], "emojis": [], "features": [],
+             "member_count": 2, "channels": [], "threads": [], "members": [], "voice_states": [],
+             "presences": [], "stickers": [], "large": False, "unavailable": False}
+    state.parse_guild_create(guild)  # type: ignore[arg-type]
+    state.parse_guild_delete({"id": GUILD, "unavailable": False})  # type: ignore[arg-type,typeddict-item]
+    for _ in range(100):
+        if not enabled():
+            break
+        await asyncio.sleep(0.02)
+    assert not enabled(), "kicked: no more drills into that server"
+    state.parse_guild_create({**guild, "unavailable": None})  # type: ignore[arg-type]
+    for _ in range(100):
+        if enabled():
+            break
+        await asyncio.sleep(0.02)
+    assert enabled()
+
+
+async def test_commands_sync_only_when_the_tree_changed(discord_env: Harness) -> None:
+    h = discord_env
+    puts = lambda: h.api.of("PUT", "/commands")  # noqa: E731
+    assert len(puts()) == 1, "the first start (login runs setup_hook) synced"
+    assert f"/guilds/{GUILD}/commands" in puts()[0].path
+    assert await h.bot.sync_commands() == [], "same tree: no call to Discord"
+    await h.bot.client.close()
+    h.bot = h.new_bot()  # a restart with the same commands
+    await h.bot.client.login("test-token")
+    assert len(puts()) == 1
+
+    @h.bot.tree.command(name="trace-extra", description="a new command")
+    async def extra(interaction: discord.Interaction) -> None:
+        return None
+
+    assert await h.bot.sync_commands() != [], "a changed tree is synced"
+    assert len(puts()) == 2
+    assert await h.bot.sync_commands(force=True) != []
+
+
+async def test_rate_limited_post_waits_and_posts_once(discord_env: Harness) -> None:
+    h = discord_env
+    h.api.fail("POST", f"/channels/{CHANNEL}/messages", 429)
+    cmd = h.send(interaction(2, command("trace", signature="healthy")))
+    reply = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{cmd['token']}", seconds=15))[0].json
+    assert "posted" in reply["content"]  # type: ignore[index]
+    posts = h.api.of("POST", f"/channels/{CHANNEL}/messages")
+    assert [c.failed for c in posts] == [True, False]
+
+
+def test_invite_permissions_are_exactly_what_the_bot_uses() -> None:
+    from pathlib import Path
+
+    from bot.adapters.discord.bot import INVITE_PERMISSIONS
+
+    p = INVITE_PERMISSIONS
+    assert p.view_channel and p.send_messages and p.embed_links and p.attach_files
+    assert p.create_public_threads and p.send_messages_in_threads and p.read_message_history
+    assert not p.manage_threads and not p.administrator and not p.mention_everyone
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    assert f"permissions={p.value}" in readme
+
+
+async def test_trace_config_needs_manage_server_and_sets_the_channel(discord_env: Harness) -> None:
+    h = discord_env
+
+    def config(permissions: str = "0", **options: Any) -> dict[str, Any]:
+        data = {"id": "779", "name": "trace-config", "type": 1, "guild_id": GUILD,
+                "options": [{"name": k, "type": 4 if isinstance(v, int) else 3, "value": v}
+                            for k, v in options.items()]}
+        return h.send(interaction(2, data, permissions=permissions))
+
+    denied = config(difficulty="hard")
+    reply = (await h.api.wait_for("POST", f"/interactions/{denied['id']}/"))[0].json
+    assert "Manage Server" in reply["data"]["content"]  # type: ignore[index]
+    bad = config(MANAGE_GUILD, signatures="straggler, warp_drive")
+    reply = (await h.api.wait_for("POST", f"/interactions/{bad['id']}/"))[0].json
+    assert "warp_drive" in reply["data"]["content"]  # type: ignore[index]
+    ok = config(MANAGE_GUILD, answer_seconds=600, difficulty="easy", signatures="launch_bound",
+                schedule="daily 08:15 Asia/Tokyo")
+    text = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{ok['token']}"))[0].json["content"]  # type: ignore[index]
+    assert "Saved" in text and "600 s" in text and "launch_bound" in text and "08:15 Asia/Tokyo" in text
+    shown = config(MANAGE_GUILD)
+    text = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{shown['token']}"))[0].json["content"]  # type: ignore[index]
+    assert "Saved" not in text and "difficulty: easy" in text
+    h.send(interaction(2, command("trace")))
+    drill_id, _ = await _posted_drill(h)
+    with h.db.session() as s:
+        d = s.get(Drill, drill_id)
+        assert d is not None and d.signature == "launch_bound" and d.difficulty == "easy"
+        assert (d.deadline_at - d.posted_at).total_seconds() == 600
+
+
+async def test_trace_me_shows_feedback_and_a_chart(discord_env: Harness) -> None:
+    h = discord_env
+    empty = h.send(interaction(2, command("trace-me"), user="55"))
+    first = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{empty['token']}"))[0]
+    assert "No answers from you yet" in first.json["embeds"][0]["description"]  # type: ignore[index]
+    h.send(interaction(2, command("trace", signature="straggler")))
+    drill_id, message_id = await _posted_drill(h)
+    form = await open_form(h, drill_id, message_id, user="55")
+    sent = h.send(modal_submit(form["custom_id"], GOOD, user="55"))
+    await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{sent['token']}")
+    h.clock.advance(121)
+    assert await h.engine.reveal(drill_id)
+    me = h.send(interaction(2, command("trace-me"), user="55"))
+    reply = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{me['token']}"))[0]
+    assert reply.files == ["accuracy.png"]
+    embed = reply.json["embeds"][0]  # type: ignore[index]
+    assert embed["image"]["url"] == "attachment://accuracy.png"
+    assert f"#{drill_id}" in embed["description"] and "straggler" in embed["description"]
+    assert "Score" in embed["description"], "the per-part feedback is there"
+    assert reply.json["flags"] & 64  # type: ignore[index]
+
+
+async def test_discord_sync_command_forces_a_sync(discord_env: Harness, monkeypatch: pytest.MonkeyPatch,
+                                                  tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from bot.adapters.discord.cli import sync_once
+
+    h = discord_env
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'sync.sqlite3'}")
+    settings = DiscordSettings(token="t", guild_ids=[int(GUILD)])
+    before = len(h.api.of("PUT", "/commands"))
+    assert await sync_once(settings, force=False) == [f"discord:commands:{GUILD}"], "a new database: first sync"
+    assert await sync_once(settings, force=False) == [], "unchanged: nothing sent"
+    assert await sync_once(settings, force=True) == [f"discord:commands:{GUILD}"]
+    assert len(h.api.of("PUT", "/commands")) == before + 2

@@ -13,7 +13,8 @@ USAGE = (
     "`/trace leaderboard [week|month|all]` · `/trace stats` · `/trace schedule <days> <HH:MM> [timezone]` "
     "(e.g. `weekdays 09:30 Europe/Berlin`) · `/trace schedule off` · "
     "`/trace group create|join|leave|leaderboard <name>` · `/trace group list` · "
-    "`/trace analyze` (reads the newest .json/.json.gz trace you shared in this channel) · `/trace help`"
+    "`/trace analyze` (reads the newest .json/.json.gz trace you shared in this channel) · "
+    "`/trace config` (admins: answer mode, answer time, difficulty, signature mix, schedule) · `/trace help`"
 )
 _DAYS = {"weekdays": "mon-fri", "daily": "mon-sun", "everyday": "mon-sun", "weekends": "sat,sun"}
 _DAY_LIST = re.compile(r"^(mon|tue|wed|thu|fri|sat|sun)([,-](mon|tue|wed|thu|fri|sat|sun))*$")
@@ -22,7 +23,7 @@ _TIME = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 
 @dataclass(frozen=True, slots=True)
 class Command:
-    name: str  # drill | list | leaderboard | stats | schedule | schedule_off | group | help | usage
+    name: str  # drill | list | leaderboard | stats | schedule | schedule_off | group | config | help | usage
     signature: str | None = None
     period: str = "week"
     weekdays: str = ""
@@ -89,6 +90,10 @@ def _schedule(rest: list[str]) -> Command:
     return Command("schedule", weekdays=days, hour=int(m.group(1)), minute=int(m.group(2)), timezone=tz)
 
 
+def _config(rest: list[str]) -> Command:
+    return Command("config") if not rest else Command("usage", error="`/trace config` opens the settings form.")
+
+
 def _analyze(rest: list[str]) -> Command:
     return Command("analyze") if not rest else Command("usage", error="Share a trace file, then `/trace analyze`.")
 
@@ -105,4 +110,4 @@ def _group(rest: list[str]) -> Command:
 
 
 _PARSERS = {"list": _list, "help": _help, "stats": _stats, "leaderboard": _leaderboard, "schedule": _schedule,
-            "group": _group, "analyze": _analyze}
+            "group": _group, "analyze": _analyze, "config": _config}

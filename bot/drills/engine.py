@@ -26,12 +26,19 @@ from ..store import repo
 from ..store.db import Database
 from ..store.models import Attempt, Channel, DeliveryKey, Drill, TraceUpload, User, Workspace
 from . import scenarios as sc
-from .errors import AlreadyStarted, DrillError, DrillNotFound, NotRecorded
+from .errors import AlreadyStarted, ChatUnreachable, DrillError, DrillNotFound, NotRecorded
 from .policy import points
 from .ports import ChannelRef, ChatPort, DrillPost, MessageRef, RevealPost, ScoreLine, UserRef
 from .selection import choose_seed, choose_signature, daily_seed
 
 log = logging.getLogger(__name__)
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Worth retrying: the network failed (OSError covers connection resets and timeouts), or the adapter marked
+    the platform's answer as temporary (`transient = True`: rate limits, 5xx). A refusal the platform won't
+    change its mind about (not in the channel, missing permission, bad request) is not retried."""
+    return isinstance(exc, OSError) or bool(getattr(exc, "transient", False))
 T = TypeVar("T")
 MAX_ANSWER_STORED = 20_000  # characters kept in the database; the grader reads at most 4,000
 
@@ -153,7 +160,7 @@ class DrillEngine:
             ref = await self._with_retries(f"post of drill {drill_id}", lambda: chat.post_drill(channel, post))
         except BaseException:
             # Nobody saw this drill (or we can't tell): it must never be revealed into the channel.
-            await asyncio.to_thread(self._mark_failed, drill_id, self.clock())
+            await asyncio.shield(asyncio.to_thread(self._mark_failed, drill_id, self.clock()))
             raise
         await asyncio.to_thread(self._store_message_ref, drill_id, ref.message)
         started = StartedDrill(drill_id, sig, seed_, diff, now, deadline, ref, trace_id)
@@ -266,10 +273,8 @@ class DrillEngine:
         for attempt in range(1, self.post_attempts + 1):
             try:
                 return await call()
-            except (DrillError, PermissionError, ValueError):
-                raise
             except Exception as exc:
-                if attempt == self.post_attempts:
+                if attempt == self.post_attempts or not is_transient(exc):
                     raise
                 log.warning("%s failed (%s); retry %d in %.1f s", what, type(exc).__name__, attempt, delay)
                 await asyncio.sleep(delay)
@@ -367,14 +372,18 @@ class DrillEngine:
             chat = self.chat_for(channel_ref.platform)
             ref = await self._with_retries(f"reveal of drill {drill_id}", lambda: chat.post_reveal(
                 MessageRef(channel_ref, drill.message_ref or ""), post))
-        except BaseException:
+        except ChatUnreachable as exc:  # keep the claim: a retry would fail the same way, forever
+            log.warning("reveal of drill %s cannot be delivered: %s", drill_id, exc)
+            return False
+        except Exception:
             await asyncio.to_thread(self._release, drill_id)
             raise
         await asyncio.to_thread(self._store_reveal_ref, drill_id, ref.message)
         for user_ref, text in answers:
             g = await asyncio.to_thread(grade, scenario, text)
             try:
-                await chat.send_private(channel_ref, user_ref, f"Drill #{drill_id}: your grade\n{g.feedback()}")
+                await chat.send_private(channel_ref, user_ref, f"Drill #{drill_id}: your grade\n{g.feedback()}",
+                                        thread=ref)
             except Exception as exc:  # one unreachable user must not stop the others' feedback
                 log.warning("private feedback failed: %s", type(exc).__name__)
         return True

@@ -27,3 +27,8 @@ class AlreadyStarted(DrillError):
     def __init__(self, slot_key: str) -> None:
         super().__init__(f"The drill for {slot_key} was already started.")
         self.slot_key = slot_key
+
+
+class ChatUnreachable(DrillError):
+    """The platform will never take this post (the bot was removed, lost its permissions, the channel is gone):
+    retrying cannot help, so a reveal that hits this is not retried."""

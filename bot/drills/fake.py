@@ -39,7 +39,8 @@ class FakeChat:
         self.reveals.append((ref, post))
         return MessageRef(ref.channel, f"reveal-{len(self.reveals)}")
 
-    async def send_private(self, channel: ChannelRef, user: UserRef, text: str) -> None:
+    async def send_private(self, channel: ChannelRef, user: UserRef, text: str, *,
+                           thread: MessageRef | None = None) -> None:
         await self._maybe_fail()
         self.private.append((channel, user, text))
 

@@ -76,6 +76,9 @@ class ChatPort(Protocol):
 
     async def post_reveal(self, ref: MessageRef, post: RevealPost) -> MessageRef: ...
 
-    async def send_private(self, channel: ChannelRef, user: UserRef, text: str) -> None: ...
+    async def send_private(self, channel: ChannelRef, user: UserRef, text: str, *,
+                           thread: MessageRef | None = None) -> None:
+        """Feedback only this person sees, and that persists; `thread` is the reveal, for a note there when
+        the person cannot be reached privately."""
 
     async def announce(self, channel: ChannelRef, text: str) -> None: ...

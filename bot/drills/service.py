@@ -11,8 +11,9 @@ from sqlalchemy import select, update
 from ..scenarios.ids import SIGNATURE_IDS
 from ..scenarios.registry import signature as signature_info
 from ..store import repo
-from ..store.models import Channel, Drill
+from ..store.models import Attempt, Channel, Drill, User, Workspace
 from . import groups
+from .channel_config import ChannelConfig
 from .engine import DrillEngine
 from .leaderboard import BoardRow, leaderboard
 from .ports import ChannelRef, UserRef
@@ -24,6 +25,8 @@ class TeamService:
         self.engine = engine
         self.db = engine.db
         self.on_schedule_change = on_schedule_change or (lambda: None)
+        self.config = ChannelConfig(self.db, engine.clock, engine.answer_seconds,
+                                    lambda: self.on_schedule_change())
 
     def signatures_text(self) -> str:
         return "\n".join(f"• {sid} — {signature_info(sid).summary}" for sid in SIGNATURE_IDS)
@@ -95,6 +98,65 @@ class TeamService:
 
         await asyncio.to_thread(run)
         self.on_schedule_change()
+
+    async def enable_workspace(self, platform: str, workspace: str) -> None:
+        def run() -> None:
+            with self.db.session() as s:
+                ws = repo.find_workspace(s, platform, workspace)
+                if ws is not None:
+                    s.execute(update(Channel).where(Channel.workspace_id == ws.id).values(enabled=True))
+
+        await asyncio.to_thread(run)
+        self.on_schedule_change()
+
+    async def enable_workspace_for_install(self, enterprise: str | None, team: str | None) -> None:
+        """A (re)install: the team's channels drill on their schedules again (an uninstall switched them off).
+        An org-wide Grid install (no team) re-enables every workspace of that enterprise."""
+        def run() -> None:
+            with self.db.session() as s:
+                q = select(Workspace.id).where(Workspace.platform == "slack")
+                q = q.where(Workspace.external_id == team) if team else q.where(Workspace.enterprise_id == enterprise)
+                if not team and not enterprise:
+                    return
+                ids = list(s.scalars(q))
+                if team and enterprise:
+                    s.execute(update(Workspace).where(Workspace.id.in_(ids)).values(enterprise_id=enterprise))
+                if ids:
+                    s.execute(update(Channel).where(Channel.workspace_id.in_(ids)).values(enabled=True))
+
+        await asyncio.to_thread(run)
+        self.on_schedule_change()
+
+    async def enterprise_of(self, platform: str, workspace: str) -> str | None:
+        def run() -> str | None:
+            with self.db.session() as s:
+                return s.scalar(select(Workspace.enterprise_id).where(Workspace.platform == platform,
+                                                                      Workspace.external_id == workspace))
+
+        return await asyncio.to_thread(run)
+
+    async def set_enterprise(self, platform: str, workspace: str, enterprise: str) -> None:
+        def run() -> None:
+            with self.db.session() as s:
+                ws = repo.workspace(s, platform, workspace, "", self.engine.clock())
+                if ws.enterprise_id != enterprise:
+                    ws.enterprise_id = enterprise
+
+        await asyncio.to_thread(run)
+
+    async def last_answer(self, drill_id: int, user: UserRef) -> str | None:
+        """This person's latest answer to this drill (to pre-fill the form when they reopen it)."""
+        def run() -> str | None:
+            with self.db.session() as s:
+                ws = repo.find_workspace(s, user.platform, user.workspace)
+                if ws is None:
+                    return None
+                q = (select(Attempt.answer_text).join(User, User.id == Attempt.user_id)
+                     .where(Attempt.workspace_id == ws.id, Attempt.drill_id == drill_id,
+                            User.external_id == user.user).order_by(Attempt.submitted_at.desc()).limit(1))
+                return s.scalar(q)
+
+        return await asyncio.to_thread(run)
 
     async def group_text(self, action: str, name: str, user: UserRef, channel: ChannelRef) -> str:
         return await asyncio.to_thread(self._group, action, name, user, channel)

@@ -57,6 +57,7 @@ class Workspace(Base):
     external_id: Mapped[str] = mapped_column(String(64))
     name: Mapped[str] = mapped_column(String(200), default="")
     created_at: Mapped[datetime] = mapped_column()
+    enterprise_id: Mapped[str | None] = mapped_column(String(64), nullable=True)  # Slack Enterprise Grid org
 
 
 class Channel(Base):
@@ -72,7 +73,8 @@ class Channel(Base):
     schedule_minute: Mapped[int] = mapped_column(Integer, default=0)
     weekdays: Mapped[str] = mapped_column(String(32), default="mon-fri")  # APScheduler day_of_week syntax
     skip_dates: Mapped[list[str]] = mapped_column(JSON, default=list)  # ISO dates without a drill
-    answer_mode: Mapped[str] = mapped_column(String(8), default="both")  # modal | thread | both
+    # modal | thread | both. Modal by default: answers stay hidden until the reveal, so nobody copies.
+    answer_mode: Mapped[str] = mapped_column(String(8), default="modal")
     difficulty: Mapped[str] = mapped_column(String(8), default="medium")
     signature_mix: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)  # None: all ten
     answer_seconds: Mapped[int | None] = mapped_column(Integer, nullable=True)  # None: the global default
@@ -215,6 +217,16 @@ class LeaderboardArchive(Base):
     rankings: Mapped[list[dict[str, object]]] = mapped_column(JSON)
     announced: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column()
+
+
+class BotState(Base):
+    """Small named values the bot keeps across restarts (e.g. the hash of the Discord commands last synced)."""
+
+    __tablename__ = "bot_state"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(String(200))
+    updated_at: Mapped[datetime] = mapped_column()
 
 
 # Interview-prep tables live in their own module; importing it here puts them on Base.metadata for Alembic.

@@ -1,4 +1,6 @@
-"""A fake Discord REST API on a free loopback port: enough of v10 for the bot, recording every call."""
+"""A fake Discord REST API on a free loopback port: enough of v10 for the bot, recording every call, and failing
+like the real one — JSON errors with Discord's codes (50013 Missing Permissions, 50007 Cannot send messages to
+this user, 160004 thread already created, 50024 wrong channel type for a thread) and 429 with Retry-After."""
 
 from __future__ import annotations
 
@@ -18,9 +20,15 @@ BOT = {"id": "900", "username": "tracedrill", "discriminator": "0", "global_name
 APP_ID = "901"
 
 
-def _json(data: Any, status: int = 200) -> web.Response:
+def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
     """discord.py compares the content type exactly, so no charset suffix."""
-    return web.Response(body=json.dumps(data).encode(), status=status, headers={"Content-Type": "application/json"})
+    return web.Response(body=json.dumps(data).encode(), status=status,
+                        headers={"Content-Type": "application/json", **(headers or {})})
+
+
+def _error(code: int) -> web.Response:
+    status = 403 if code in (MISSING_PERMISSIONS, CANNOT_DM, 50001) else 404 if code == 10003 else 400
+    return _json({"code": code, "message": ERROR_TEXT.get(code, "Error")}, status=status)
 
 
 @dataclass
@@ -29,12 +37,33 @@ class Call:
     path: str
     json: dict[str, Any] | list[Any] | None
     files: list[str]
+    failed: bool = False
+
+
+MISSING_PERMISSIONS = 50013
+CANNOT_DM = 50007
+WRONG_CHANNEL_TYPE = 50024
+ERROR_TEXT = {MISSING_PERMISSIONS: "Missing Permissions", CANNOT_DM: "Cannot send messages to this user",
+              WRONG_CHANNEL_TYPE: "Cannot execute action on this channel type", 10003: "Unknown Channel"}
+
+
+@dataclass
+class Failure:
+    method: str
+    path_part: str
+    code: int  # Discord's JSON error code; 429 means rate limited
+    times: int = 1
 
 
 @dataclass
 class FakeDiscordAPI:
     calls: list[Call] = field(default_factory=list)
-    threads: set[str] = field(default_factory=set)
+    threads: set[str] = field(default_factory=set)  # messages a thread was started from (thread id = message id)
+    thread_channels: set[str] = field(default_factory=set)  # channels that are threads or forum posts
+    closed_dms: set[str] = field(default_factory=set)  # users who don't accept DMs from the bot
+    failures: list[Failure] = field(default_factory=list)
+    commands: dict[str, list[Any]] = field(default_factory=dict)  # scope → the last synced command list
+    dm_channels: dict[str, str] = field(default_factory=dict)  # DM channel id → user id
     base: str = ""
     _ids: itertools.count = field(default_factory=lambda: itertools.count(10_000))  # type: ignore[type-arg]
     _runner: web.AppRunner | None = None
@@ -83,10 +112,27 @@ class FakeDiscordAPI:
                 "mention_roles": [], "pinned": False, "mention_everyone": False, "tts": False, "timestamp": now,
                 "edited_timestamp": None, "flags": payload.get("flags", 0), "components": []}
 
+    def fail(self, method: str, path_part: str, code: int, times: int = 1) -> None:
+        self.failures.append(Failure(method, path_part, code, times))
+
+    def _injected(self, method: str, path: str) -> web.Response | None:
+        for f in self.failures:
+            if f.times > 0 and f.method == method and f.path_part in path:
+                f.times -= 1
+                if f.code == 429:
+                    return _json({"message": "You are being rate limited.", "retry_after": 0.5, "global": False},
+                                 status=429, headers={"Retry-After": "0.5", "X-RateLimit-Scope": "user",
+                                                     "Via": "1.1 google"})  # discord.py's check for Discord
+                return _error(f.code)
+        return None
+
     async def _handle(self, request: web.Request) -> web.Response:
         path = "/" + request.match_info["tail"]
         payload, files = await self._body(request)
-        self.calls.append(Call(request.method, path, payload, files))
+        injected = self._injected(request.method, path)
+        self.calls.append(Call(request.method, path, payload, files, failed=injected is not None))
+        if injected is not None:
+            return injected
         parts = path.strip("/").split("/")
         if path == "/users/@me":
             return _json(BOT)
@@ -95,6 +141,10 @@ class FakeDiscordAPI:
                                       "bot_public": True, "bot_require_code_grant": False, "owner": BOT,
                                       "verify_key": "x", "flags": 0})
         if parts[0] == "applications" and "commands" in parts:
+            if request.method == "PUT":
+                self.commands["/".join(parts[:-1])] = list(payload or [])
+                return _json([{**c, "id": str(next(self._ids)), "application_id": APP_ID, "version": "1"}
+                              for c in payload or []])
             return _json([])
         if parts[0] == "interactions" and parts[-1] == "callback":
             body = {"interaction": {"id": parts[1], "type": 2, "response_message_loading": False,
@@ -104,6 +154,9 @@ class FakeDiscordAPI:
             return _json(self._message("0", payload))
         if parts[0] == "channels" and parts[-1] == "threads":
             message_id = parts[3]
+            if parts[1] in self.thread_channels:  # a thread can't hold a thread
+                self.calls[-1].failed = True
+                return _error(WRONG_CHANNEL_TYPE)
             if message_id in self.threads:
                 return _json({"code": 160004, "message": "A thread has already been created for "
                                           "this message"}, status=400)
@@ -115,9 +168,14 @@ class FakeDiscordAPI:
                                                           "locked": False},
                                       "message_count": 0, "member_count": 1, "rate_limit_per_user": 0, "flags": 0})
         if parts[0] == "channels" and parts[-1] == "messages":
+            if self.dm_channels.get(parts[1]) in self.closed_dms:
+                self.calls[-1].failed = True
+                return _error(CANNOT_DM)
             return _json(self._message(parts[1], payload))
         if path == "/users/@me/channels":
-            return _json({"id": str(next(self._ids)), "type": 1, "recipients": [BOT]})
+            dm = str(next(self._ids))
+            self.dm_channels[dm] = str((payload or {}).get("recipient_id"))
+            return _json({"id": dm, "type": 1, "recipients": [BOT]})
         if parts[0] == "users":
             return _json({**BOT, "id": parts[1], "username": f"user{parts[1]}", "bot": False})
         return _json({})

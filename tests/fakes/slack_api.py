@@ -1,8 +1,11 @@
-"""A fake Slack Web API on a free loopback port: records every call, can answer 429 with Retry-After."""
+"""A fake Slack Web API on a free loopback port: records every call, and fails like the real one — 429 with
+Retry-After, `{"ok": false, "error": …}` answers queued per method, and Block Kit checked against Slack's
+published limits (`invalid_blocks`). It keeps the messages it was sent so tests can read the channel's state."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 from dataclasses import dataclass, field
@@ -11,6 +14,7 @@ from urllib.parse import parse_qsl
 
 from aiohttp import web
 
+from .block_kit import check_blocks, check_view
 from .loopback import serve
 
 
@@ -28,6 +32,12 @@ class FakeSlackAPI:
     file_meta: dict[str, dict[str, Any]] = field(default_factory=dict)  # extra fields of a file (url_private…)
     redirects: dict[str, str] = field(default_factory=dict)  # file name → where its download redirects
     admins: set[str] = field(default_factory=lambda: {"UADMIN"})
+    errors: dict[str, list[str]] = field(default_factory=dict)  # method → error codes to answer first, in order
+    names: dict[str, str] = field(default_factory=dict)  # user id → profile display name
+    messages: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (channel, ts) → latest params
+    homes: dict[str, dict[str, Any]] = field(default_factory=dict)  # user → published App Home view
+    sockets: list[web.WebSocketResponse] = field(default_factory=list)  # Socket Mode connections
+    socket_acks: list[dict[str, Any]] = field(default_factory=list)  # what the app sent back over them
     base: str = ""
     _ts: itertools.count = field(default_factory=lambda: itertools.count(1))  # type: ignore[type-arg]
     _runner: web.AppRunner | None = None
@@ -50,25 +60,29 @@ class FakeSlackAPI:
         app.router.add_post("/upload/{file_id}", self._upload)
         app.router.add_post("/respond/{n}", self._respond)
         app.router.add_get("/files/{name}", self._file)
+        app.router.add_get("/socket", self._socket)
         self._runner, port = await serve(app)
         self.base = f"http://127.0.0.1:{port}"
         return self.base
 
     async def stop(self) -> None:
+        for ws in self.sockets:
+            await ws.close()
         if self._runner is not None:
             await self._runner.cleanup()
 
     async def _params(self, request: web.Request) -> dict[str, Any]:
+        query = dict(request.query)  # slack_sdk sends some methods' arguments in the query string
         if request.method == "GET":
-            return dict(request.query)
+            return query
         if request.content_type == "application/json":
-            return dict(await request.json())
+            return {**query, **dict(await request.json())}
         if request.content_type.startswith("multipart/"):
-            out = {}
+            out = dict(query)
             async for part in await request.multipart():
                 out[part.name or ""] = (await part.read()).decode("latin-1")[:200]
             return out
-        return dict(parse_qsl(await request.text()))
+        return {**query, **dict(parse_qsl(await request.text()))}
 
     async def _api(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
@@ -77,15 +91,65 @@ class FakeSlackAPI:
             self.rate_limit[method] -= 1
             self.calls.append(Call(method + ":429", params))
             return web.json_response({"ok": False, "error": "ratelimited"}, status=429, headers={"Retry-After": "1"})
+        for key in ("blocks", "view", "files"):
+            if isinstance(params.get(key), str):
+                with contextlib.suppress(ValueError):
+                    params[key] = json.loads(params[key])
+        queued = self.errors.get(method)
+        if queued:
+            error = queued.pop(0)
+            self.calls.append(Call(method + ":" + error, params))
+            return web.json_response({"ok": False, "error": error})
+        invalid = self._check(method, params)
+        if invalid is not None:
+            self.calls.append(Call(method + ":invalid", {**params, "why": invalid}))
+            return web.json_response({"ok": False, "error": "invalid_blocks" if "blocks" in params else
+                                      "invalid_arguments", "response_metadata": {"messages": [invalid]}})
         self.calls.append(Call(method, params))
         return web.json_response(self._answer(method, params))
+
+    def _check(self, method: str, params: dict[str, Any]) -> str | None:
+        if method in ("chat.postMessage", "chat.update", "chat.postEphemeral"):
+            if not params.get("channel"):
+                return "channel_not_found"
+            if len(str(params.get("text", ""))) > 40_000:
+                return "msg_too_long"
+            if "blocks" in params:
+                return check_blocks(params["blocks"], "message")
+            if not params.get("text"):
+                return "no_text"
+        if method in ("views.open", "views.update", "views.push"):
+            return check_view(params.get("view"), "modal")
+        if method == "views.publish":
+            return check_view(params.get("view"), "home")
+        return None
 
     def _answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method == "auth.test":
             return {"ok": True, "user_id": "UBOT", "bot_id": "BBOT", "team_id": "T1", "url": "https://x.slack.com/"}
-        if method in ("chat.postMessage", "chat.update"):
-            ts = params.get("ts") or f"1700000000.{next(self._ts):06d}"
+        if method == "chat.postMessage":
+            ts = f"1700000000.{next(self._ts):06d}"
+            self.messages[(str(params.get("channel")), ts)] = params
             return {"ok": True, "channel": params.get("channel"), "ts": ts}
+        if method == "chat.update":
+            key = (str(params.get("channel")), str(params.get("ts")))
+            if key not in self.messages:
+                return {"ok": False, "error": "message_not_found"}
+            self.messages[key] = {**self.messages[key], **params}
+            return {"ok": True, "channel": params.get("channel"), "ts": params.get("ts")}
+        if method == "conversations.history":
+            key = (str(params.get("channel")), str(params.get("latest")))
+            found = self.messages.get(key)
+            return {"ok": True, "messages": [{"ts": key[1], **found}] if found else []}
+        if method == "conversations.open":
+            if not params.get("users"):
+                return {"ok": False, "error": "user_not_found"}
+            return {"ok": True, "channel": {"id": "D" + str(params["users"]).split(",")[0]}}
+        if method == "apps.connections.open":
+            return {"ok": True, "url": self.base.replace("http://", "ws://") + "/socket"}
+        if method == "views.publish":
+            self.homes[str(params.get("user_id"))] = params["view"]
+            return {"ok": True, "view": {"id": "VH1", **params["view"]}}
         if method == "files.getUploadURLExternal":
             fid = f"F{next(self._ts)}"
             return {"ok": True, "upload_url": f"{self.base}/upload/{fid}", "file_id": fid}
@@ -99,8 +163,38 @@ class FakeSlackAPI:
                                           for i, (n, b) in enumerate(self.shared_files.items())]}
         if method == "users.info":
             uid = params.get("user", "")
-            return {"ok": True, "user": {"id": uid, "is_admin": uid in self.admins, "is_owner": False}}
+            name = self.names.get(uid, "")
+            return {"ok": True, "user": {"id": uid, "name": uid.lower(), "is_admin": uid in self.admins,
+                                         "is_owner": False, "real_name": name,
+                                         "profile": {"display_name": name, "real_name": name}}}
         return {"ok": True}
+
+    async def _socket(self, request: web.Request) -> web.WebSocketResponse:
+        """Socket Mode: say hello, then relay envelopes the test sends and record the app's acks."""
+        ws = web.WebSocketResponse(autoping=True)
+        await ws.prepare(request)
+        self.sockets.append(ws)
+        await ws.send_json({"type": "hello", "num_connections": 1, "debug_info": {"host": "fake"},
+                            "connection_info": {"app_id": "A1"}})
+        async for msg in ws:
+            if msg.type == web.WSMsgType.TEXT:
+                self.socket_acks.append(json.loads(msg.data))
+        return ws
+
+    async def socket_send(self, envelope: dict[str, Any]) -> None:
+        for _ in range(250):
+            if self.sockets:
+                break
+            await asyncio.sleep(0.02)
+        await self.sockets[-1].send_json(envelope)
+
+    async def wait_for_ack(self, envelope_id: str, seconds: float = 10.0) -> dict[str, Any]:
+        for _ in range(int(seconds / 0.02)):
+            for ack in self.socket_acks:
+                if ack.get("envelope_id") == envelope_id:
+                    return ack
+            await asyncio.sleep(0.02)
+        raise AssertionError(f"no ack for {envelope_id}: {self.socket_acks}")
 
     async def _upload(self, request: web.Request) -> web.Response:
         body = await request.read()

@@ -4,32 +4,48 @@ button, the answer modal. Every interaction is answered or deferred at once; the
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import io
+import json
 import logging
 from typing import Any
 
 import discord
 from discord import app_commands
 
+from ...drills.channel_config import ConfigChange, parse_signatures, validate
 from ...drills.commands import parse
 from ...drills.engine import DrillEngine
 from ...drills.errors import DrillError
+from ...drills.home import HomeService
 from ...drills.ports import ChannelRef, UserRef
 from ...drills.service import TeamService
-from ...scenarios.ids import SIGNATURE_IDS
-from .chat import NO_PINGS, DiscordChat
+from ...scenarios.ids import DIFFICULTIES, SIGNATURE_IDS
+from ...store import state
+from .chat import MISSING_PERMISSIONS, NO_PINGS, PERMISSION_HELP, DiscordChat
 from .settings import DiscordSettings
-from .views import DiagnosisModal, SubmitButton
+from .views import DiagnosisModal, SubmitButton, modal_drill, submitted_answer
 
 log = logging.getLogger(__name__)
 PLATFORM = "discord"
 SIGNATURE_CHOICES = [app_commands.Choice(name=s, value=s) for s in SIGNATURE_IDS]
 PERIOD_CHOICES = [app_commands.Choice(name=p, value=p) for p in ("week", "month", "all")]
+DIFFICULTY_CHOICES = [app_commands.Choice(name=d, value=d) for d in DIFFICULTIES]
 GROUP_ACTIONS = [app_commands.Choice(name=a, value=a) for a in ("create", "join", "leave", "list", "leaderboard")]
+PREFILL_SECONDS = 1.0  # Discord wants the modal within 3 s: a slow lookup skips the pre-fill
+ECHO_CHARS = 500
+# The invite link's permissions: View Channel, Send Messages, Send Messages in Threads, Create Public Threads,
+# Embed Links, Attach Files, Read Message History. Not Manage Threads. The README quotes this value.
+INVITE_PERMISSIONS = discord.Permissions(
+    view_channel=True, send_messages=True, send_messages_in_threads=True, create_public_threads=True,
+    embed_links=True, attach_files=True, read_message_history=True)
 HELP = ("**tracedrill** — `/trace` (a drill now; `signature:` to drill one) · `/trace-leaderboard [period]` · "
         "`/trace-stats` · `/trace-schedule days:weekdays time:09:30 timezone:Europe/Berlin` (Manage Server; "
         "`days:off` stops it) · `/trace-group action:create|join|leave|list|leaderboard name:<group>` · "
-        "`/trace-analyze trace:<your .json/.json.gz>` · `/trace-help`. Press **Submit diagnosis** under a drill "
+        "`/trace-analyze trace:<your .json/.json.gz>` · `/trace-me` (your home: stats, feedback, chart) · "
+        "`/trace-config` (Manage Server: answer time, difficulty, signatures, schedule) · `/trace-help`. "
+        "Press **Submit diagnosis** under a drill "
         "to answer; the reveal arrives in its thread.")
 
 
@@ -52,6 +68,7 @@ class TraceBot:
         self.client: discord.Client = cls(intents=intents, allowed_mentions=NO_PINGS)
         self.tree = app_commands.CommandTree(self.client)
         self.chat = DiscordChat(self.client)
+        self.homes = HomeService(engine)
         self._tasks: set[asyncio.Task[Any]] = set()
         self.client.setup_hook = self.setup_hook  # type: ignore[method-assign]
         SubmitButton.open_modal = self.open_modal
@@ -59,12 +76,28 @@ class TraceBot:
 
     async def setup_hook(self) -> None:
         self.client.add_dynamic_items(SubmitButton)  # buttons on old drill messages keep working after restarts
-        for gid in self.settings.guild_ids:
-            guild = discord.Object(id=gid)
-            self.tree.copy_global_to(guild=guild)
+        await self.sync_commands()
+
+    def commands_hash(self, guild: discord.abc.Snowflake | None = None) -> str:
+        spec = [c.to_dict(self.tree) for c in self.tree.get_commands(guild=guild)]
+        return hashlib.sha256(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()
+
+    async def sync_commands(self, *, force: bool = False) -> list[str]:
+        """Sync the command tree only when it changed since the last sync (Discord rate-limits syncs); returns
+        the scopes synced. `force` syncs regardless (a stale registration after a manual change)."""
+        synced = []
+        scopes: list[discord.Object | None] = [discord.Object(id=g) for g in self.settings.guild_ids] or [None]
+        for guild in scopes:
+            if guild is not None:
+                self.tree.copy_global_to(guild=guild)
+            key = f"discord:commands:{guild.id if guild else 'global'}"
+            digest = self.commands_hash(guild)
+            if not force and await asyncio.to_thread(state.get, self.engine.db, key) == digest:
+                continue
             await self.tree.sync(guild=guild)
-        if not self.settings.guild_ids:
-            await self.tree.sync()
+            await asyncio.to_thread(state.put, self.engine.db, key, digest, self.engine.clock())
+            synced.append(key)
+        return synced
 
     def background(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -72,19 +105,41 @@ class TraceBot:
         task.add_done_callback(self._tasks.discard)
 
     async def open_modal(self, interaction: discord.Interaction, drill_id: int) -> None:
-        await interaction.response.send_modal(DiagnosisModal(drill_id, self.settings.max_answer_chars, self.answered))
+        _, user = refs(interaction)
+        previous: str | None = None
+        with contextlib.suppress(TimeoutError, DrillError):  # reopening shows your last answer, to revise
+            previous = await asyncio.wait_for(self.service.last_answer(drill_id, user), PREFILL_SECONDS)
+        await interaction.response.send_modal(DiagnosisModal(drill_id, self.settings.max_answer_chars,
+                                                             previous or ""))
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Answer-form submissions, whichever opening of the form they come from (see views.py)."""
+        if interaction.type != discord.InteractionType.modal_submit or interaction.response.is_done():
+            return
+        data: dict[str, Any] = dict(interaction.data or {})
+        drill_id = modal_drill(str(data.get("custom_id", "")))
+        if drill_id is None:
+            return
+        await self.answered(interaction, drill_id, submitted_answer(data))
 
     async def answered(self, interaction: discord.Interaction, drill_id: int, text: str) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         self.chat.remember(interaction)  # its follow-up token carries the feedback at the reveal
         _, user = refs(interaction)
+        if not text.strip():
+            await interaction.followup.send("Write a diagnosis first.", ephemeral=True)
+            return
         if len(text) > self.settings.max_answer_chars:
             await interaction.followup.send(f"Keep it under {self.settings.max_answer_chars:,} characters.",
                                             ephemeral=True)
             return
         try:
             outcome = await self.engine.submit(drill_id, user, text, idempotency_key=f"interaction:{interaction.id}")
-            reply = outcome.private_text() + (f"\n{outcome.grade.feedback()}" if outcome.late else "")
+            reply = outcome.private_text()
+            if outcome.status != "duplicate":  # echo what was recorded, so nobody wonders what got through
+                echo = text if len(text) <= ECHO_CHARS else text[:ECHO_CHARS] + "…"
+                reply += "\nYou wrote:\n> " + discord.utils.escape_markdown(echo).replace("\n", "\n> ")
+            reply += f"\n{outcome.grade.feedback()}" if outcome.late else ""
         except DrillError as exc:
             reply = str(exc)
         await interaction.followup.send(reply[:2000], ephemeral=True, allowed_mentions=NO_PINGS)
@@ -94,10 +149,38 @@ class TraceBot:
             text = await work
         except DrillError as exc:
             text = str(exc)
+        except discord.Forbidden as exc:
+            text = PERMISSION_HELP if exc.code == MISSING_PERMISSIONS else f"Discord refused that ({exc.code})."
         except Exception:
             log.exception("command failed")
             text = "Something went wrong; please try again."
         await interaction.followup.send(text[:2000], ephemeral=True, allowed_mentions=NO_PINGS)
+
+    async def _home(self, interaction: discord.Interaction) -> None:
+        _, user = refs(interaction)
+        try:
+            home = await self.homes.home(user)
+            text = home.text(self.engine.answer_seconds)
+            embed = discord.Embed(title=f"{interaction.user.display_name} — tracedrill"[:256],
+                                  description=text[:4000], colour=discord.Colour.blurple())
+            files = []
+            if home.stats is not None:
+                png = await self.homes.chart(home)
+                files.append(discord.File(io.BytesIO(png), "accuracy.png"))
+                embed.set_image(url="attachment://accuracy.png")
+            await interaction.followup.send(embed=embed, files=files, ephemeral=True, allowed_mentions=NO_PINGS)
+        except Exception:
+            log.exception("/trace-me failed")
+            await interaction.followup.send("Something went wrong; please try again.", ephemeral=True)
+
+    async def _configure(self, interaction: discord.Interaction, change: ConfigChange | None) -> str:
+        channel, _ = refs(interaction)
+        if change is None:
+            current = await self.service.config.get(channel)
+        else:
+            current = await self.service.config.apply(channel, change)
+        return ("Saved. " if change else "") + current.summary(self.engine.answer_seconds) + (
+            "\nOn Discord people answer with the **Submit diagnosis** form; answers stay hidden until the reveal.")
 
     async def _analyze(self, interaction: discord.Interaction, trace: discord.Attachment) -> None:
         from ...analyze.service import AnalysisError, analyze_bytes
@@ -116,6 +199,20 @@ class TraceBot:
 
     def _register(self) -> None:
         tree, service, engine = self.tree, self.service, self.engine
+
+        @self.client.event
+        async def on_interaction(interaction: discord.Interaction) -> None:
+            await self.on_interaction(interaction)
+
+        @self.client.event
+        async def on_guild_remove(guild: discord.Guild) -> None:
+            """Kicked or the server was deleted: its scheduled drills stop."""
+            await service.disable_workspace(PLATFORM, str(guild.id))
+
+        @self.client.event
+        async def on_guild_join(guild: discord.Guild) -> None:
+            """Invited back: the schedules it had run again."""
+            await service.enable_workspace(PLATFORM, str(guild.id))
 
         @tree.command(name="trace", description="A trace-reading drill now (optionally one signature)")
         @app_commands.guild_only()
@@ -196,6 +293,39 @@ class TraceBot:
                 return
             await interaction.response.defer(thinking=True)
             self.background(self._analyze(interaction, trace))
+
+        @tree.command(name="trace-me", description="Your home: stats, streak, last answers with feedback, chart")
+        @app_commands.guild_only()
+        async def me(interaction: discord.Interaction) -> None:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            self.background(self._home(interaction))
+
+        @tree.command(name="trace-config", description="This channel's drill settings (Manage Server)")
+        @app_commands.guild_only()
+        @app_commands.default_permissions(manage_guild=True)
+        @app_commands.choices(difficulty=DIFFICULTY_CHOICES)
+        @app_commands.describe(answer_seconds="Answer time in seconds (30 to 86400)",
+                               signatures="Signature mix, comma separated, or 'all'",
+                               schedule="Daily drill, e.g. 'weekdays 09:30 Europe/Berlin', or 'off'")
+        async def config(interaction: discord.Interaction, answer_seconds: int | None = None,
+                         difficulty: str | None = None, signatures: str | None = None,
+                         schedule: str | None = None) -> None:
+            perms = interaction.permissions
+            if not (perms.manage_guild or perms.administrator):  # default_permissions is only a default
+                await interaction.response.send_message("You need Manage Server to change this channel's settings.",
+                                                        ephemeral=True)
+                return
+            asked = any(v is not None for v in (answer_seconds, difficulty, signatures, schedule))
+            try:
+                mix = parse_signatures(signatures) if signatures is not None else ()
+                change = validate(ConfigChange(answer_seconds=answer_seconds, difficulty=difficulty,
+                                               signature_mix=mix or None,
+                                               all_signatures=signatures is not None and not mix, schedule=schedule))
+            except DrillError as exc:
+                await interaction.response.send_message(str(exc)[:2000], ephemeral=True)
+                return
+            await interaction.response.defer(ephemeral=True)
+            self.background(self._reply_later(interaction, self._configure(interaction, change if asked else None)))
 
         @tree.command(name="trace-help", description="How tracedrill works")
         async def help_(interaction: discord.Interaction) -> None:

@@ -1,20 +1,34 @@
-"""ChatPort for Discord: embeds with the picture attached, threads for reveals, private feedback through the
-interaction's follow-up webhook while its 15-minute token lives (a DM afterwards). Nothing pings."""
+"""ChatPort for Discord: embeds with the picture attached, threads for reveals (or the drill's own thread when it
+was posted in a thread or forum post), private feedback through the interaction's follow-up webhook while its
+15-minute token lives, a DM afterwards, and a note in the reveal thread for people whose DMs are closed.
+Nothing pings, except that note (it mentions only the person it is for)."""
 
 from __future__ import annotations
 
 import io
+import logging
 import time
 from dataclasses import dataclass
 
 import discord
 
+from ...drills.errors import ChatUnreachable
 from ...drills.ports import ChannelRef, DrillPost, MessageRef, RevealPost, UserRef
 from .views import drill_view
 
+log = logging.getLogger(__name__)
 NO_PINGS = discord.AllowedMentions.none()
 TOKEN_LIFETIME = 15 * 60 - 30  # seconds a follow-up webhook token may still be used
 THREAD_ALREADY_CREATED = 160004
+MISSING_ACCESS, MISSING_PERMISSIONS, CANNOT_DM = 50001, 50013, 50007
+WRONG_CHANNEL_TYPE = 50024  # e.g. starting a thread inside a thread or a forum post
+UNKNOWN_CHANNEL, UNKNOWN_MESSAGE = 10003, 10008
+PERMANENT = {MISSING_ACCESS, MISSING_PERMISSIONS, UNKNOWN_CHANNEL}
+PERMISSION_HELP = (
+    "I'm missing a permission in this channel (Discord error 50013). tracedrill needs View Channel, Send "
+    "Messages, Send Messages in Threads, Create Public Threads, Embed Links, Attach Files and Read Message "
+    "History here: ask someone with Manage Server to grant them to the tracedrill role (or re-invite it with "
+    "the link in the README). Nothing was posted.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +64,11 @@ class DiscordChat:
     def remember(self, interaction: discord.Interaction) -> None:
         if interaction.channel_id is None:
             return
+        now = time.monotonic()
+        for key in [k for k, f in self.followups.items() if f.expires <= now]:  # dead tokens go
+            del self.followups[key]
         self.followups[(str(interaction.channel_id), str(interaction.user.id))] = FollowUp(
-            interaction.followup, time.monotonic() + TOKEN_LIFETIME)
+            interaction.followup, now + TOKEN_LIFETIME)
 
     async def post_drill(self, channel: ChannelRef, post: DrillPost) -> MessageRef:
         target = self.client.get_partial_messageable(int(channel.channel))
@@ -63,42 +80,76 @@ class DiscordChat:
         return None  # <t:…:R> counts down in every client by itself
 
     async def post_reveal(self, ref: MessageRef, post: RevealPost) -> MessageRef:
-        thread = await self._thread(ref, f"Reveal · drill #{post.drill_id}")
         ranked = "\n".join(f"{i}. {discord.utils.escape_markdown(s.user)} — {s.points} pts "
                            f"({round(100 * s.score)}/100)" for i, s in enumerate(post.scores, start=1))
-        await thread.send(f"**Reveal — {post.headline}**", file=discord.File(io.BytesIO(post.image_png),
-                          "reveal.png"), allowed_mentions=NO_PINGS)
-        for part in chunks(post.text):
-            await thread.send(f"```\n{part}\n```", allowed_mentions=NO_PINGS)
-        last = await thread.send("**Scores**\n" + (ranked or "Nobody answered this one."), allowed_mentions=NO_PINGS)
-        return MessageRef(ref.channel, str(last.id))
+        target, first_reply_to = await self._thread(ref, f"Reveal · drill #{post.drill_id}")
+        try:
+            reference = (discord.MessageReference(message_id=int(ref.message), channel_id=int(ref.channel.channel),
+                                                  fail_if_not_exists=False) if first_reply_to else None)
+            await target.send(f"**Reveal — {post.headline}**", file=discord.File(io.BytesIO(post.image_png),
+                              "reveal.png"), allowed_mentions=NO_PINGS, reference=reference)  # type: ignore[arg-type]
+            for part in chunks(post.text):
+                await target.send(f"```\n{part}\n```", allowed_mentions=NO_PINGS)
+            last = await target.send("**Scores**\n" + (ranked or "Nobody answered this one."),
+                                     allowed_mentions=NO_PINGS)
+        except (discord.Forbidden, discord.NotFound) as exc:
+            if exc.code in PERMANENT:
+                raise ChatUnreachable(f"Discord refused the reveal ({exc.code} {exc.text})") from exc
+            raise
+        where = ChannelRef(ref.channel.platform, ref.channel.workspace, str(target.id), ref.channel.name)
+        return MessageRef(where, str(last.id))
 
-    async def _thread(self, ref: MessageRef, name: str) -> discord.abc.Messageable:
-        """The drill message's thread; creating it twice is harmless (a thread from a message shares its id).
+    async def _thread(self, ref: MessageRef, name: str) -> tuple[discord.PartialMessageable, bool]:
+        """Where the reveal goes, and whether it should reply to the drill message.
 
+        A thread from the drill message (creating it twice is harmless: a thread from a message shares its id);
+        the drill's own thread when it was posted in a thread or forum post (Discord answers 50024); the
+        channel itself, replying to the drill, when the bot may not create threads (50013).
         Uses the REST call directly: no gateway cache is needed, only the channel and message ids."""
+        channel = int(ref.channel.channel)
         if not ref.message:
-            return self.client.get_partial_messageable(int(ref.channel.channel))
+            return self.client.get_partial_messageable(channel, guild_id=_guild(ref.channel)), False
         try:
             data = await self.client.http.start_thread_with_message(
-                int(ref.channel.channel), int(ref.message), name=name[:100], auto_archive_duration=1440)
+                channel, int(ref.message), name=name[:100], auto_archive_duration=1440)
             thread_id = int(data["id"])
         except discord.HTTPException as exc:
+            if exc.code == WRONG_CHANNEL_TYPE:
+                return self.client.get_partial_messageable(channel, guild_id=_guild(ref.channel)), True
+            if exc.code == MISSING_PERMISSIONS:
+                log.warning("no permission to create a reveal thread in %s; replying in the channel", channel)
+                return self.client.get_partial_messageable(channel, guild_id=_guild(ref.channel)), True
+            if exc.code in PERMANENT:
+                raise ChatUnreachable(f"Discord refused the reveal thread ({exc.code} {exc.text})") from exc
             if exc.code != THREAD_ALREADY_CREATED:
                 raise
             thread_id = int(ref.message)
         return self.client.get_partial_messageable(thread_id, guild_id=_guild(ref.channel),
-                                                   type=discord.ChannelType.public_thread)
+                                                   type=discord.ChannelType.public_thread), False
 
-    async def send_private(self, channel: ChannelRef, user: UserRef, text: str) -> None:
+    async def send_private(self, channel: ChannelRef, user: UserRef, text: str, *,
+                           thread: MessageRef | None = None) -> None:
         follow = self.followups.get((channel.channel, user.user))
         if follow is not None and follow.expires > time.monotonic():
+            try:
+                for part in chunks(text):
+                    await follow.webhook.send(part, ephemeral=True, allowed_mentions=NO_PINGS)
+                return
+            except discord.HTTPException as exc:  # an expired or revoked token: try a DM
+                log.info("follow-up failed (%s); trying a DM", exc.code)
+        try:
+            person = await self.client.fetch_user(int(user.user))
             for part in chunks(text):
-                await follow.webhook.send(part, ephemeral=True, allowed_mentions=NO_PINGS)
-            return
-        person = await self.client.fetch_user(int(user.user))
-        for part in chunks(text):
-            await person.send(part, allowed_mentions=NO_PINGS)
+                await person.send(part, allowed_mentions=NO_PINGS)
+        except discord.Forbidden as exc:
+            if exc.code != CANNOT_DM or thread is None:
+                raise
+            # DMs closed: say so where they will look, pinging only them; the feedback waits in /trace-me.
+            note = (f"<@{int(user.user)}> your feedback for this drill couldn't reach you: your DMs are closed to "
+                    "this server's apps. Run `/trace-me` to read it.")
+            await self.client.get_partial_messageable(int(thread.channel.channel), guild_id=_guild(channel)).send(
+                note, allowed_mentions=discord.AllowedMentions(everyone=False, roles=False,
+                                                               users=[discord.Object(int(user.user))]))
 
     async def announce(self, channel: ChannelRef, text: str) -> None:
         await self.client.get_partial_messageable(int(channel.channel)).send(text[:2000], allowed_mentions=NO_PINGS)

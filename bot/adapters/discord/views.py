@@ -1,30 +1,57 @@
-"""The Submit-diagnosis button (a persistent dynamic item keyed by drill id) and the answer modal."""
+"""The Submit-diagnosis button (a persistent dynamic item keyed by drill id) and the answer modal.
+
+Each opening of the form gets its own custom_id (`tracedrill:modal:{drill}:{nonce}`): discord.py keys open modals
+by custom_id, so a shared id let a second person's form replace the first and lose an answer. The modal is
+sent already stopped, so discord.py never stores it; submissions are read in the client's on_interaction,
+which also keeps a form opened before a restart working."""
 
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
 
 SUBMIT_TEMPLATE = r"tracedrill:submit:(?P<drill>[0-9]{1,12})"
-OnAnswer = Callable[[discord.Interaction, int, str], Awaitable[None]]
+MODAL_PATTERN = re.compile(r"^tracedrill:modal:(?P<drill>[0-9]{1,12})(?::[0-9a-f]{1,32})?$")
+ANSWER_ID = "tracedrill:answer"
 
 
 class DiagnosisModal(discord.ui.Modal):
-    def __init__(self, drill_id: int, max_chars: int, on_answer: OnAnswer) -> None:
-        super().__init__(title=f"Drill #{drill_id}", custom_id=f"tracedrill:modal:{drill_id}", timeout=None)
+    def __init__(self, drill_id: int, max_chars: int, previous: str = "") -> None:
+        super().__init__(title=f"Drill #{drill_id}",
+                         custom_id=f"tracedrill:modal:{drill_id}:{secrets.token_hex(6)}", timeout=None)
         self.drill_id = drill_id
-        self.on_answer = on_answer
         self.answer: discord.ui.TextInput[Any] = discord.ui.TextInput(
             label="Signature, confirming measurement, fix", style=discord.TextStyle.paragraph,
             placeholder="Step is … the gap … so it's … confirm by … fix …", min_length=1, max_length=max_chars,
-            required=True, custom_id="tracedrill:answer")
+            required=True, custom_id=ANSWER_ID, default=previous[:max_chars] or None)
         self.add_item(self.answer)
+        self.stop()  # never stored by discord.py: the submission is handled in on_interaction
 
-    async def on_submit(self, interaction: discord.Interaction) -> None:
-        await self.on_answer(interaction, self.drill_id, self.answer.value or "")
+
+def modal_drill(custom_id: str) -> int | None:
+    m = MODAL_PATTERN.match(custom_id)
+    return int(m["drill"]) if m else None
+
+
+def submitted_answer(data: Any) -> str:
+    """The answer field's value from a modal submission payload (action rows or labels, at any depth)."""
+    if isinstance(data, dict):
+        if data.get("custom_id") == ANSWER_ID and isinstance(data.get("value"), str):
+            return str(data["value"])
+        for key in ("components", "component"):
+            found = submitted_answer(data.get(key))
+            if found:
+                return found
+    elif isinstance(data, list):
+        for item in data:
+            found = submitted_answer(item)
+            if found:
+                return found
+    return ""
 
 
 class SubmitButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=SUBMIT_TEMPLATE):

@@ -32,11 +32,37 @@ def remaining_text(deadline: datetime, seconds_left: int) -> str:
     return f"Answer by {slack_date(deadline)} — {seconds_left // 60}:{seconds_left % 60:02d} left."
 
 
-def drill_blocks(post: DrillPost, seconds_left: int) -> list[dict[str, Any]]:
+SECTION_LIMIT = 3000  # Block Kit: characters in a section's text
+MAX_MESSAGE_BLOCKS = 50
+
+
+def image_block(file_id: str | None, alt: str) -> list[dict[str, Any]]:
+    """The picture inside the message itself: a file uploaded without a channel, referenced by id."""
+    if not file_id:
+        return []
+    return [{"type": "image", "slack_file": {"id": file_id}, "alt_text": alt[:2000] or "trace picture"}]
+
+
+def drill_alt_text(post: DrillPost) -> str:
+    return f"Nsight-style timeline: {post.title}"[:300]
+
+
+def _head(post: DrillPost) -> list[dict[str, Any]]:
     lines = "\n".join(escape(line) for line in post.context_lines)
-    blocks: list[dict[str, Any]] = [
+    return [
         {"type": "header", "text": {"type": "plain_text", "text": f"Trace drill #{post.drill_id}"}},
-        {"type": "section", "text": {"type": "mrkdwn", "text": f"*{escape(post.title)}*\n{lines}"}},
+        {"type": "section", "text": {"type": "mrkdwn", "text": clip(f"*{escape(post.title)}*\n{lines}")}},
+    ]
+
+
+def clip(text: str, limit: int = SECTION_LIMIT) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def drill_blocks(post: DrillPost, seconds_left: int, file_id: str | None = None) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = [
+        *_head(post),
+        *image_block(file_id, drill_alt_text(post)),
         {"type": "context", "block_id": TIMER_BLOCK,
          "elements": [{"type": "mrkdwn", "text": remaining_text(post.deadline, seconds_left)}]},
     ]
@@ -51,7 +77,69 @@ def drill_blocks(post: DrillPost, seconds_left: int) -> list[dict[str, Any]]:
     return blocks
 
 
-def answer_modal(drill_id: int, channel_id: str, max_chars: int) -> dict[str, Any]:
+def closed_drill_blocks(post: DrillPost, reveal: RevealPost, file_id: str | None) -> list[dict[str, Any]]:
+    """The drill message after its reveal: same picture, the headline, how many answered, no button."""
+    return [
+        *_head(post),
+        *image_block(file_id, drill_alt_text(post)),
+        {"type": "section", "text": {"type": "mrkdwn", "text": closed_text(reveal)}},
+    ]
+
+
+def closed_text(reveal: RevealPost) -> str:
+    answers = len(reveal.scores)
+    return clip(f"*Revealed:* {escape(reveal.headline)}\n{answers} answer{'s' if answers != 1 else ''} · see the "
+                "thread for the annotated picture, the reading and the scores.")
+
+
+def headline_text(reveal: RevealPost) -> str:
+    """The one line broadcast to the channel from the reveal thread."""
+    top = reveal.scores[0] if reveal.scores else None
+    best = f" Top: {escape(top.user)} ({top.points} pts)." if top else " Nobody answered."
+    return f"Drill #{reveal.drill_id} revealed — *{escape(reveal.headline)}*. {len(reveal.scores)} answered.{best}"
+
+
+def _sections(text: str, wrap: str = "") -> list[dict[str, Any]]:
+    """Long text as several sections, split at line ends so each stays within Block Kit's 3,000 characters."""
+    room = SECTION_LIMIT - 2 * len(wrap) - 2
+    out: list[str] = []
+    current = ""
+    for line in text.splitlines():
+        while len(line) > room:
+            if current:
+                out.append(current)
+                current = ""
+            out.append(line[:room])
+            line = line[room:]
+        if len(current) + len(line) + 1 > room:
+            out.append(current)
+            current = ""
+        current = f"{current}\n{line}" if current else line
+    if current:
+        out.append(current)
+    return [{"type": "section", "text": {"type": "mrkdwn", "text": f"{wrap}{chunk}{wrap}"}} for chunk in out]
+
+
+def reveal_blocks(post: RevealPost, file_id: str | None) -> list[dict[str, Any]]:
+    ranked = "\n".join(f"{i}. {escape(s.user)} — {s.points} pts ({round(100 * s.score)}/100)"
+                       for i, s in enumerate(post.scores, start=1)) or "Nobody answered this one."
+    blocks = [{"type": "section", "text": {"type": "mrkdwn", "text": clip(f"*Reveal — {escape(post.headline)}*")}},
+              *image_block(file_id, f"Annotated reveal: {post.title}"),
+              *_sections(escape(post.text), "```"),
+              *_sections("*Scores*\n" + ranked)]
+    if len(blocks) > MAX_MESSAGE_BLOCKS:  # a huge board: keep the head of it, say how much is left out
+        kept = blocks[: MAX_MESSAGE_BLOCKS - 1]
+        blocks = [*kept, {"type": "context", "elements": [{"type": "mrkdwn", "text":
+                  f"… {len(post.scores)} answers in all; see `/trace leaderboard`."}]}]
+    return blocks
+
+
+def answer_modal(drill_id: int, channel_id: str, max_chars: int, previous: str = "") -> dict[str, Any]:
+    element: dict[str, Any] = {
+        "type": "plain_text_input", "action_id": ANSWER_INPUT, "multiline": True, "max_length": max_chars,
+        "placeholder": {"type": "plain_text", "text": "Step is … the gap … so it's … confirm by … fix …"}}
+    if previous:
+        element["initial_value"] = previous[:max_chars]  # reopening shows your last answer to revise
     return {
         "type": "modal",
         "callback_id": MODAL_CALLBACK,
@@ -62,11 +150,24 @@ def answer_modal(drill_id: int, channel_id: str, max_chars: int) -> dict[str, An
         "blocks": [{
             "type": "input", "block_id": ANSWER_BLOCK,
             "label": {"type": "plain_text", "text": "Your diagnosis: signature, confirming measurement, fix"},
-            "element": {"type": "plain_text_input", "action_id": ANSWER_INPUT, "multiline": True,
-                        "max_length": max_chars,
-                        "placeholder": {"type": "plain_text",
-                                        "text": "Step is … the gap … so it's … confirm by … fix …"}},
+            "element": element,
         }],
+    }
+
+
+def receipt_view(drill_id: int, text: str) -> dict[str, Any]:
+    """What the modal turns into on submit: your answer, echoed, so you see exactly what was sent."""
+    return {
+        "type": "modal",
+        "title": {"type": "plain_text", "text": f"Drill #{drill_id}"},
+        "close": {"type": "plain_text", "text": "Done"},
+        "blocks": [
+            {"type": "section", "text": {"type": "mrkdwn", "text": "*Your answer was sent:*"}},
+            *_sections(escape(text), "```")[:10],
+            {"type": "context", "elements": [{"type": "mrkdwn", "text":
+             "A confirmation follows by direct message; your per-part feedback arrives there and in the "
+             "tracedrill Home tab after the reveal. Press the button again to revise."}]},
+        ],
     }
 
 

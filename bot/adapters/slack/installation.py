@@ -4,6 +4,7 @@ running their (short) queries in worker threads."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,11 +16,14 @@ from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
 from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
 from sqlalchemy import Engine
 
+OnInstall = Callable[[str | None, str | None], Awaitable[None]]  # (enterprise id, team id)
+
 
 class ThreadedInstallationStore(AsyncInstallationStore):
-    def __init__(self, client_id: str, engine: Engine) -> None:
+    def __init__(self, client_id: str, engine: Engine, on_install: OnInstall | None = None) -> None:
         self.store = SQLAlchemyInstallationStore(client_id=client_id, engine=engine)
         self.store.metadata.create_all(engine, checkfirst=True)
+        self.on_install = on_install  # a (re)install turns the workspace's schedules back on
 
     @property
     def logger(self) -> Any:
@@ -27,6 +31,8 @@ class ThreadedInstallationStore(AsyncInstallationStore):
 
     async def async_save(self, installation: Installation) -> None:
         await asyncio.to_thread(self.store.save, installation)
+        if self.on_install is not None:
+            await self.on_install(installation.enterprise_id, installation.team_id)
 
     async def async_save_bot(self, bot: Bot) -> None:
         await asyncio.to_thread(self.store.save_bot, bot)

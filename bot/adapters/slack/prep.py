@@ -31,7 +31,7 @@ ROUND_ACTION = "interview_answer"
 ROUND_MODAL = "interview_modal"
 ROUND_BLOCK, ROUND_INPUT = "interview_block", "interview_input"
 START_ACTION = "interview_start"
-MAX_ROUND_CHARS = 4000
+MAX_ROUND_CHARS = 3000  # Slack's plain_text_input limit
 
 
 # -- posts ----------------------------------------------------------------------------------------------

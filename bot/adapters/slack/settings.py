@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import SecretStr
+from typing import Annotated
+
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -15,7 +17,8 @@ class SlackSettings(BaseSettings):
     client_id: str | None = None  # OAuth multi-workspace install
     client_secret: SecretStr | None = None
     api_url: str = "https://slack.com/api/"  # Web API base URL (GovSlack, proxies, tests)
-    max_answer_chars: int = 3000
+    # Slack's plain_text_input takes at most 3,000 characters: a larger limit would make views.open fail.
+    max_answer_chars: Annotated[int, Field(ge=1, le=3000)] = 3000
     update_every_seconds: float = 30.0  # cadence of the remaining-time line
     # Where shared files may be downloaded from (with the bot token): Slack's and GovSlack's file hosts.
     file_hosts: list[str] = ["https://files.slack.com", "https://files.slack-gov.com"]
