@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +54,7 @@ class ScoreLine:
     score: float
     points: int
     named: str | None
+    hinted: bool = False  # took at least one hint (which cost points)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,3 +80,10 @@ class ChatPort(Protocol):
     async def send_private(self, channel: ChannelRef, user: UserRef, text: str) -> None: ...
 
     async def announce(self, channel: ChannelRef, text: str) -> None: ...
+
+
+@runtime_checkable
+class FeedbackPort(Protocol):
+    """Optional: private grade feedback that carries an "Appeal this grade" action for that drill."""
+
+    async def send_grade_feedback(self, channel: ChannelRef, user: UserRef, drill_id: int, text: str) -> None: ...
