@@ -24,8 +24,10 @@ from ..store.models import WorkspaceSynonym
 PARTS = ("signature", "measurement", "fix")
 MAX_PHRASE_CHARS = 60
 MAX_PHRASE_WORDS = 6
-_NEGATED = re.compile(r"(?:\bnot\b|\bno\b|n't\b|\bnever\b|\bwithout\b|\brather than\b|\binstead of\b|\bruled? out\b"
-                      r"|\bunlikely\b)[^.;!?]{0,40}$")
+_NEGATED = re.compile(
+    r"(?:\bnot\b|\bno\b|\bnothing\b|\bnobody\b|\bnone\b|\bneither\b|n't\b|\bnever\b|\bwithout\b|\brather than\b"
+    r"|\binstead of\b|\bruled? out\b|\bunlikely\b)[^.;!?]{0,40}$"
+)
 _LIST_MARKS = re.compile(r"[,;/|\n•*]|\band\b|\bor\b")
 
 
