@@ -131,3 +131,27 @@ def test_cli_hint_json_shape(signature: str, tmp_path, monkeypatch) -> None:  # 
     assert bad.exit_code == 1
     assert "No drill #999" in bad.output
     assert "Traceback" not in bad.output
+
+
+def test_h_in_play_gives_the_hints_and_the_points_pay_for_them(tmp_path, monkeypatch) -> None:  # type: ignore
+    from click.testing import CliRunner
+
+    from bot.cli import main
+
+    monkeypatch.setenv("TRACEDRILL_OUT", str(tmp_path / "pictures"))
+    env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'p.sqlite3'}"}
+    answer = ("Rank 2 is a straggler: the others wait for it in the all-reduce.\n"
+              "Check DCGM clocks and throttle reasons on that GPU; fix the node's cooling.\n\n")
+    runner = CliRunner()
+    plain = runner.invoke(main, ["play", "--signature", "straggler", "--seed", "4", "--user", "ana", "--no-timer"],
+                          input=answer, env=env)
+    hinted = runner.invoke(main, ["play", "--signature", "straggler", "--seed", "4", "--user", "bo", "--no-timer"],
+                           input="h\n\nH\n\nh\n" + answer, env=env)
+    assert plain.exit_code == 0, plain.output
+    assert hinted.exit_code == 0, hinted.output
+    out = hinted.output
+    assert "Hint 1 for drill" in out and "Hint 2 for drill" in out
+    assert "No more hints" in out
+    got = [int(m) for m in re.findall(r"Your grade: 100/100 · (\d+) points", plain.output + out)]
+    assert len(got) == 2
+    assert got[0] - got[1] == sum(HINT_COSTS), "the hints cost 15 + 25 on an answer worth the same otherwise"
