@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
 import snowballstemmer
 
-_STEMMER = snowballstemmer.stemmer("english")
+# A snowball stemmer keeps its working string on the instance: one per thread, or concurrent grades
+# (asyncio.to_thread) corrupt each other's words (seen as IndexError under two simultaneous submits).
+_STEMMERS = threading.local()
+
+
+def _stem(word: str) -> str:
+    stemmer = getattr(_STEMMERS, "stemmer", None)
+    if stemmer is None:
+        stemmer = _STEMMERS.stemmer = snowballstemmer.stemmer("english")
+    return str(stemmer.stemWord(word))
 
 # Multi-word and punctuated spellings folded to one token before tokenising.
 _COMPOUNDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
@@ -246,7 +256,8 @@ def canonical(word: str) -> str:
         return "not"
     if any(ch.isdigit() for ch in word):
         return word
-    return _ALIASES.get(_STEMMER.stemWord(word), _STEMMER.stemWord(word))
+    stem = _stem(word)
+    return _ALIASES.get(stem, stem)
 
 
 def clauses(cleaned: str) -> list[Clause]:
