@@ -178,6 +178,10 @@ def _register(app: AsyncApp, engine: DrillEngine, service: TeamService, settings
         # Slack retries an event with the same event_id: the key makes the retry a no-op.
         await _submit(drill_id, channel, user, event.get("text", ""), f"event:{body.get('event_id')}", client)
 
+    from .appeals import register_appeals
+
+    register_appeals(app, engine, background, _is_admin)
+
     @app.event("app_uninstalled")
     @app.event("tokens_revoked")
     async def uninstalled(body: dict[str, Any]) -> None:

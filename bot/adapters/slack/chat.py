@@ -127,6 +127,15 @@ class SlackChat:
         async with self._slots:
             await c.chat_postEphemeral(channel=channel.channel, user=user.user, text=escape(text))
 
+    async def send_grade_feedback(self, channel: ChannelRef, user: UserRef, drill_id: int, text: str) -> None:
+        """Private feedback with "Appeal this grade" under it (FeedbackPort)."""
+        from .appeals import feedback_blocks
+
+        c = await self.client(channel.workspace)
+        async with self._slots:
+            await c.chat_postEphemeral(channel=channel.channel, user=user.user, text=escape(text),
+                                       blocks=feedback_blocks(drill_id, text))
+
     async def announce(self, channel: ChannelRef, text: str) -> None:
         c = await self.client(channel.workspace)
         async with self._slots:
