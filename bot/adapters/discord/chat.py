@@ -65,7 +65,8 @@ class DiscordChat:
     async def post_reveal(self, ref: MessageRef, post: RevealPost) -> MessageRef:
         thread = await self._thread(ref, f"Reveal · drill #{post.drill_id}")
         ranked = "\n".join(f"{i}. {discord.utils.escape_markdown(s.user)} — {s.points} pts "
-                           f"({round(100 * s.score)}/100)" for i, s in enumerate(post.scores, start=1))
+                           f"({round(100 * s.score)}/100)" + (" · hinted" if s.hinted else "")
+                           for i, s in enumerate(post.scores, start=1))
         await thread.send(f"**Reveal — {post.headline}**", file=discord.File(io.BytesIO(post.image_png),
                           "reveal.png"), allowed_mentions=NO_PINGS)
         for part in chunks(post.text):
@@ -99,6 +100,22 @@ class DiscordChat:
         person = await self.client.fetch_user(int(user.user))
         for part in chunks(text):
             await person.send(part, allowed_mentions=NO_PINGS)
+
+    async def send_grade_feedback(self, channel: ChannelRef, user: UserRef, drill_id: int, text: str) -> None:
+        """Private feedback with "Appeal this grade" under its last part (FeedbackPort)."""
+        from .appeals import feedback_view
+
+        *head, last = chunks(text)
+        follow = self.followups.get((channel.channel, user.user))
+        if follow is not None and follow.expires > time.monotonic():
+            for part in head:
+                await follow.webhook.send(part, ephemeral=True, allowed_mentions=NO_PINGS)
+            await follow.webhook.send(last, ephemeral=True, allowed_mentions=NO_PINGS, view=feedback_view(drill_id))
+            return
+        person = await self.client.fetch_user(int(user.user))
+        for part in head:
+            await person.send(part, allowed_mentions=NO_PINGS)
+        await person.send(last, allowed_mentions=NO_PINGS, view=feedback_view(drill_id))
 
     async def announce(self, channel: ChannelRef, text: str) -> None:
         await self.client.get_partial_messageable(int(channel.channel)).send(text[:2000], allowed_mentions=NO_PINGS)
