@@ -169,6 +169,35 @@ def appeals_export(out_file: Path, workspace: str | None, database_url: str | No
     click.echo(f"wrote {len(rows)} labelled repl{'y' if len(rows) == 1 else 'ies'} to {out_file}")
 
 
+@appeals.command("reviewers")
+@click.argument("action", type=click.Choice(("list", "add")))
+@click.argument("who", required=False)
+@click.option("--group", "is_group", is_flag=True, help="WHO is a group (Slack user group, Discord role id).")
+@workspace_option
+@database_option
+@json_option
+def appeals_reviewers(action: str, who: str | None, is_group: bool, workspace: str, database_url: str | None,
+                      as_json: bool) -> None:
+    """Who may rule besides workspace admins: list, or add a person (platform user id) or --group."""
+    from .drills.appeals import AppealService
+    from .local import local_engine
+
+    platform, external = _workspace(workspace)
+    if action == "add" and (not who or not who.strip() or len(who) > 64):
+        raise click.BadParameter("give the reviewer's id (1–64 characters)", param_hint="WHO")
+    engine, _ = local_engine(database_url, _echo_for(as_json))
+    service = AppealService(engine)
+    try:
+        if action == "add":
+            assert who is not None
+            asyncio.run(service.add_reviewer(platform, external, "group" if is_group else "user", who.strip()))
+        rows = asyncio.run(service.reviewers(platform, external))
+    finally:
+        engine.db.dispose()
+    _out([{"kind": k, "id": i} for k, i in rows], as_json,
+         "\n".join(f"{k} {i}" for k, i in rows) or "no reviewers set: workspace admins rule")
+
+
 def register(main: click.Group) -> None:
     drill = main.commands.get("drill")
     if isinstance(drill, click.Group):

@@ -281,3 +281,25 @@ def test_cli_hint_appeal_resolve_board_export(cli_env: tuple[dict[str, str], Dat
     with db.session() as s:  # the rulings are in the database, not just printed
         assert s.scalar(select(Attempt.score).where(Attempt.answer_text == MISSED)) == 1.0
         s.execute(update(Attempt).values(points=Attempt.points))  # the table is writable: no locks left behind
+
+
+def test_cli_reviewers_and_bad_input_get_one_clear_line(tmp_path: Path) -> None:
+    env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'r.sqlite3'}"}
+    runner = CliRunner()
+    assert _run(env, "appeals", "reviewers", "list", "--workspace", "slack:T1", "--json") == []
+    _run(env, "appeals", "reviewers", "add", "U42", "--workspace", "slack:T1", "--json")
+    listed = _run(env, "appeals", "reviewers", "add", "S7", "--group", "--workspace", "slack:T1", "--json")
+    assert sorted(map(str, listed)) == sorted(map(str, [{"kind": "user", "id": "U42"},
+                                                        {"kind": "group", "id": "S7"}]))
+    assert _run(env, "appeals", "reviewers", "list", "--workspace", "slack:T2", "--json") == []
+    for args, message in ((["appeals", "list", "--workspace", "irc:x"], "PLATFORM:ID"),
+                          (["appeal", "1", "--user", "ana", "--reason", "x"], "No drill #1"),
+                          (["appeals", "resolve", "9", "--accept", "--part", "fix", "--reviewer", "r"],
+                           "No appeal #9"),
+                          (["appeals", "resolve", "9", "--reject", "--part", "fix", "--credit", "1",
+                            "--reviewer", "r"], "go with accepting"),
+                          (["appeals", "export", "--out", str(tmp_path / "missing" / "x.jsonl")], "cannot write")):
+        result = runner.invoke(main, args, env=env)
+        assert result.exit_code != 0, args
+        assert message in result.output, (args, result.output)
+        assert "Traceback" not in result.output
