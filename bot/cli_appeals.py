@@ -137,7 +137,8 @@ def appeals_resolve(appeal_id: int, accept: bool | None, part: str, credit: str 
     try:
         ruling = asyncio.run(service.resolve(platform, external, appeal_id, accept=accept, part=part,
                                              reviewer=name, credit=None if credit is None else float(credit),
-                                             note=note, remember=remember))
+                                             note=note, remember=remember,
+                                             told=platform == "terminal"))  # the terminal reads it here
     except DrillError as exc:
         _fail(exc)
     finally:

@@ -303,3 +303,30 @@ def test_cli_reviewers_and_bad_input_get_one_clear_line(tmp_path: Path) -> None:
         assert result.exit_code != 0, args
         assert message in result.output, (args, result.output)
         assert "Traceback" not in result.output
+
+
+async def test_rulings_made_outside_chat_are_told_once_by_the_notice_sweep(database: Database) -> None:
+    from bot.drills.appeal_notices import send_pending
+
+    chat, clock = FakeChat(), Clock()
+    appeals, drill_id = await _revealed(database, clock, chat, {"Ana": MISSED, "Bo": "NCCL got slow"})
+    e = appeals.engine
+    ana = await appeals.file(drill_id, user("Ana"), "dragging its feet = a slow rank")
+    bo = await appeals.file(drill_id, user("Bo"), "close enough", part="fix")
+    await appeals.resolve("slack", "T1", ana.appeal_id, accept=True, part="signature", reviewer="op", note="ok")
+    await appeals.resolve("slack", "T1", bo.appeal_id, accept=False, part="fix", reviewer="me", told=True)
+    before = len(chat.private)
+    chat.fail_next = 1
+    assert await send_pending(e) == 0, "a failed send stays pending"
+    clock.advance(1)
+    assert await send_pending(e) == 1
+    told = chat.private[before:]
+    assert [(u.user, t) for _, u, t in told] == [
+        ("ana", f"Your appeal #{ana.appeal_id} on drill #{drill_id}: signature accepted (ok).")]
+    assert told[0][0].channel == "C1"
+    assert await send_pending(e) == 0, "told once"
+    clock.advance(1)
+    await appeals.resolve("slack", "T1", ana.appeal_id, accept=False, part="fix", reviewer="op")
+    clock.advance(1)
+    assert await send_pending(e) == 1
+    assert chat.private[-1][2] == f"Your appeal #{ana.appeal_id} on drill #{drill_id}: fix rejected."

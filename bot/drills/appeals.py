@@ -182,12 +182,13 @@ class AppealService:
     # -- ruling -------------------------------------------------------------------------------------------------
     async def resolve(self, platform: str, workspace: str, appeal_id: int, *, accept: bool, part: str,
                       reviewer: str, credit: float | None = None, note: str = "",
-                      remember: str | None = None) -> Ruling:
+                      remember: str | None = None, told: bool = False) -> Ruling:
+        """told=True: the caller tells the appellant now (chat); otherwise the scheduler's notice sweep will."""
         return await asyncio.to_thread(self._resolve, platform, workspace, appeal_id, accept, part, reviewer,
-                                       credit, note, remember)
+                                       credit, note, remember, told)
 
     def _resolve(self, platform: str, workspace: str, appeal_id: int, accept: bool, part: str, reviewer: str,
-                 credit: float | None, note: str, remember: str | None) -> Ruling:
+                 credit: float | None, note: str, remember: str | None, told: bool) -> Ruling:
         if part not in PARTS:
             raise AppealError(f"Part must be one of: {', '.join(PARTS)}.")
         if credit is not None and credit not in CREDITS:
@@ -240,6 +241,8 @@ class AppealService:
                     a.named = d.signature  # the reviewer ruled that the reply commits to the true signature
             ap.status = "accepted" if accept or ap.status == "accepted" else "rejected"
             ap.resolved_at = now
+            if told:
+                ap.notified_at = now
             if phrase is not None:
                 exists = s.scalars(select(WorkspaceSynonym).where(
                     WorkspaceSynonym.workspace_id == ws.id, WorkspaceSynonym.signature == d.signature,

@@ -9,6 +9,7 @@ from datetime import UTC
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.date import DateTrigger
+from apscheduler.triggers.interval import IntervalTrigger
 from sqlalchemy import select
 
 from ..drills.engine import DrillEngine, StartedDrill
@@ -91,6 +92,9 @@ class DrillScheduler:
         self.scheduler.start()
         self.sync_schedules()
         await self.sweep()
+        # Rulings made with the operator CLI reach the appellant within a minute (issue 17).
+        self.scheduler.add_job("bot.schedule.jobs:appeal_notices", trigger=IntervalTrigger(seconds=60),
+                               id="appeal-notices", replace_existing=True)
         log.info("this replica runs the scheduler")
         return True
 

@@ -174,7 +174,7 @@ class DiscordAppeals:
                 ruling = await self.appeals.resolve(
                     PLATFORM, str(interaction.guild_id or ""), appeal, accept=decision == "accept", part=part,
                     reviewer=str(interaction.user.id), credit=None if credit is None else float(credit),
-                    note=note, remember=remember)
+                    note=note, remember=remember, told=True)
             except DrillError as exc:
                 await interaction.followup.send(str(exc)[:2000], ephemeral=True, allowed_mentions=NO_PINGS)
                 return

@@ -223,7 +223,7 @@ def register_appeals(app: AsyncApp, engine: DrillEngine, background: Background,
             ruling = await asyncio.wait_for(appeals.resolve(
                 PLATFORM, team, int(view.get("private_metadata") or 0), accept=accept, part=part,
                 reviewer=reviewer, credit=float(credit) if accept else None, note=note,
-                remember=remember if accept else None), 2.0)
+                remember=remember if accept else None, told=True), 2.0)
         except DrillError as exc:
             block = REMEMBER_BLOCK if remember and "phrase" in str(exc).lower() else DECISION_BLOCK
             await ack(response_action="errors", errors={block: str(exc)[:150]})
