@@ -30,8 +30,8 @@ from .dbs import backends, make_database
 from .helpers import Clock, channel, engine_for, user
 
 # A full answer in words the shipped grader does not know (checked below, so the test says so if it learns them).
-MISSED = ("one of the GPUs is dragging its feet and the others wait for it; compare each GPU's compute time per "
-          "step; swap out that card")
+# (Missed by the shipped grader and by the concept-rubric rewrite of issue 12, checked on both.)
+MISSED = "one card is the tortoise of the job; line the cards up by compute time per iteration; RMA that card"
 GOOD = "Rank 2 is a straggler: its compute is longer and everyone waits. Check DCGM clocks; fix the node."
 CORPUS_KEYS = {"signature", "answer", "expect", "named", "note", "persona", "writer", "source"}
 
@@ -66,7 +66,7 @@ async def test_accepting_all_three_parts_regrades_to_a_full_answer_and_moves_boa
     board = {r.user: r.points for r in leaderboard(database, ws_id, "channel", ch_id, "all", "UTC", clock())}
     assert board["Ana"] == before < board["Bo"]
 
-    info = await appeals.file(drill_id, user("Ana"), "dragging its feet = one slow rank; that is the check and fix")
+    info = await appeals.file(drill_id, user("Ana"), "tortoise = one slow rank; that is the check and fix")
     assert (info.status, info.part) == ("open", "all")
     assert [a.appeal_id for a in await appeals.list_appeals("slack", "T1", "open")] == [info.appeal_id]
     rulings = [await appeals.resolve("slack", "T1", info.appeal_id, accept=True, part=p, reviewer="rev")
@@ -122,7 +122,7 @@ async def test_filing_rules(database: Database) -> None:
         await appeals.file(d.id, user("Ana"), "again", part="fix")
     with pytest.raises(AppealError, match="one appeal per part"):
         await appeals.file(d.id, user("Ana"), "everything", part="all")
-    sig = await appeals.file(d.id, user("Ana"), "dragging its feet names it", part="signature")
+    sig = await appeals.file(d.id, user("Ana"), "tortoise names it", part="signature")
     assert sig.appeal_id != fix.appeal_id
     with pytest.raises(AppealError, match="not the measurement"):
         await appeals.resolve("slack", "T1", fix.appeal_id, accept=True, part="measurement", reviewer="rev")
@@ -165,25 +165,25 @@ async def test_a_rejection_keeps_the_grade_and_half_credit_is_half(database: Dat
 async def test_a_remembered_wording_earns_credit_in_that_workspace_only(database: Database) -> None:
     chat, clock = FakeChat(), Clock()
     appeals, drill_id = await _revealed(database, clock, chat, {"Ana": MISSED})
-    info = await appeals.file(drill_id, user("Ana"), "dragging its feet means one slow rank", part="signature")
+    info = await appeals.file(drill_id, user("Ana"), "the tortoise is one slow rank", part="signature")
     with pytest.raises(AppealError, match="words from the appealed reply"):
         await appeals.resolve("slack", "T1", info.appeal_id, accept=True, part="signature", reviewer="rev",
                               remember="lagging behind")
     ruling = await appeals.resolve("slack", "T1", info.appeal_id, accept=True, part="signature", reviewer="rev",
-                                   remember="Dragging its feet")
-    assert ruling.remembered == "dragging its feet"
+                                   remember="Tortoise of the job")
+    assert ruling.remembered == "tortoise of the job"
     e = appeals.engine
-    new_reply = "GPU 5 is dragging its feet and the rest wait on it"
+    new_reply = "card 3 is the tortoise of the job"
     assert grade("straggler", new_reply).signature.credit == 0, "the shipped rubric is unchanged"
     for ws, expected in (("T1", 1.0), ("T2", 0.0)):
         d = await e.start(channel(ws), signature="straggler", duration_seconds=120)
         out = await e.submit(d.id, user("Cy", ws), new_reply)
         assert out.grade.signature.credit == expected, ws
     d = await e.start(channel("T1"), signature="straggler", duration_seconds=120)
-    negated = await e.submit(d.id, user("Cy"), "nothing is dragging its feet here; NCCL is just slow")
+    negated = await e.submit(d.id, user("Cy"), "nothing is the tortoise of the job here; NCCL is just slow")
     assert negated.grade.signature.credit == 0
-    stuffed = await e.submit(d.id, user("Dee"), "dragging its feet, straggler, bubbles, launch bound, sync stall, "
-                                                "input starvation, alloc stall")
+    stuffed = await e.submit(d.id, user("Dee"), "tortoise of the job, straggler, bubbles, launch bound, "
+                                                "sync stall, input starvation, alloc stall")
     assert stuffed.grade.score == 0, "stuffing still earns nothing"
     other_sig = await e.start(channel("T1"), signature="sync_stall", duration_seconds=120)
     elsewhere = await e.submit(other_sig.id, user("Cy"), new_reply)
@@ -192,9 +192,9 @@ async def test_a_remembered_wording_earns_credit_in_that_workspace_only(database
 
 @pytest.mark.parametrize(("phrase", "error"), [
     ("", "empty"),
-    ("one of the gpus is dragging its feet and", "short phrase"),
-    ("dragging its feet, the others wait", "not a list"),
-    ("swap out that card", None),
+    ("one card is the tortoise of the job", "short phrase"),
+    ("tortoise of the job, rma", "not a list"),
+    ("rma that card", None),
     ("straggler", "another signature"),
 ])
 def test_a_remembered_phrase_is_one_short_phrase_from_the_reply(phrase: str, error: str | None) -> None:
@@ -249,7 +249,7 @@ def test_cli_hint_appeal_resolve_board_export(cli_env: tuple[dict[str, str], Dat
     board = {r["user"]: r["points"] for r in _run(env, "leaderboard", "--period", "all", "--json")}  # type: ignore
     assert board["ana"] < 90 and board["cy"] == board["bo"] - hint["cost"]  # type: ignore[call-overload]
 
-    filed = _run(env, "appeal", drill_id, "--user", "ana", "--reason", "dragging its feet = one slow rank", "--json")
+    filed = _run(env, "appeal", drill_id, "--user", "ana", "--reason", "tortoise = one slow rank", "--json")
     assert filed == {"appeal_id": filed["appeal_id"], "status": "open"}  # type: ignore[call-overload]
     appeal_id = str(filed["appeal_id"])  # type: ignore[call-overload]
     listed = _run(env, "appeals", "list", "--status", "open", "--json")
@@ -311,7 +311,7 @@ async def test_rulings_made_outside_chat_are_told_once_by_the_notice_sweep(datab
     chat, clock = FakeChat(), Clock()
     appeals, drill_id = await _revealed(database, clock, chat, {"Ana": MISSED, "Bo": "NCCL got slow"})
     e = appeals.engine
-    ana = await appeals.file(drill_id, user("Ana"), "dragging its feet = a slow rank")
+    ana = await appeals.file(drill_id, user("Ana"), "tortoise = a slow rank")
     bo = await appeals.file(drill_id, user("Bo"), "close enough", part="fix")
     await appeals.resolve("slack", "T1", ana.appeal_id, accept=True, part="signature", reviewer="op", note="ok")
     await appeals.resolve("slack", "T1", bo.appeal_id, accept=False, part="fix", reviewer="me", told=True)

@@ -100,7 +100,7 @@ async def test_hint_button_appeal_modal_reviewer_ruling_and_dm(discord_env: Harn
             user="42"))
 
     assert "Part must be one of" in await _followup(h, await appeal_submit("everything", "it is right"))
-    opened = await _followup(h, await appeal_submit("all", "dragging its feet = one slow rank @everyone"))
+    opened = await _followup(h, await appeal_submit("all", "tortoise = one slow rank @everyone"))
     assert "is open" in opened
     with h.db.session() as s:
         appeal_id = s.scalars(select(Appeal.id)).one()

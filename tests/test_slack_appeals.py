@@ -106,7 +106,7 @@ async def test_hint_button_then_appeal_modal_reviewer_ruling_and_dm(slack: Harne
                                                     REASON_BLOCK: {REASON_INPUT: {"value": "  "}}}, "UANA")
     assert json.loads(empty)["errors"][REASON_BLOCK].startswith("Say why")
     values = {PART_BLOCK: {PART_INPUT: _select("all")},
-              REASON_BLOCK: {REASON_INPUT: {"value": "dragging its feet = one slow rank <!channel>"}}}
+              REASON_BLOCK: {REASON_INPUT: {"value": "tortoise = one slow rank <!channel>"}}}
     assert await _view(h, APPEAL_MODAL, metadata, values, "UANA") == ""
     again = await _view(h, APPEAL_MODAL, metadata, values, "UANA")
     assert "one appeal per part" in json.loads(again)["errors"][REASON_BLOCK]
@@ -138,7 +138,7 @@ async def test_hint_button_then_appeal_modal_reviewer_ruling_and_dm(slack: Harne
     assert "words from the appealed reply" in json.loads(bad_phrase)["errors"][REMEMBER_BLOCK]
     for part in ("signature", "measurement", "fix"):
         body = await _view(h, RULING_MODAL, str(appeal_id), _ruling(part, "accept", note="fair point",
-                           remember="dragging its feet" if part == "signature" else None), "UADMIN")
+                           remember="tortoise of the job" if part == "signature" else None), "UADMIN")
         assert body == ""
     told = [c for c in await h.api.wait_for("chat.postMessage", 6) if c.params.get("channel") == "UANA"]
     assert len(told) == 4

@@ -95,4 +95,5 @@ def apply_extra_phrases(g: Grade, text: str, phrases: Mapping[str, Sequence[str]
 
 
 def _stuffing(g: Grade) -> bool:
-    return g.signature.note == "several signatures named"
+    """The grader zeroed the reply as a catalogue of diagnoses (its part note, or its note to the person)."""
+    return g.signature.note == "several signatures named" or any("several diagnoses" in n for n in g.notes)
