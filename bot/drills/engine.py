@@ -329,7 +329,7 @@ class DrillEngine:
             feedback = f"Drill #{drill_id}: your grade\n{g.feedback()}"
             try:
                 if isinstance(chat, FeedbackPort):  # the adapter can attach "Appeal this grade"
-                    await chat.send_grade_feedback(channel_ref, user_ref, drill_id, feedback)
+                    await chat.send_grade_feedback(channel_ref, user_ref, drill_id, feedback, thread=ref)
                 else:
                     await chat.send_private(channel_ref, user_ref, feedback)
             except Exception as exc:  # one unreachable user must not stop the others' feedback

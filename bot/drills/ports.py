@@ -86,4 +86,6 @@ class ChatPort(Protocol):
 class FeedbackPort(Protocol):
     """Optional: private grade feedback that carries an "Appeal this grade" action for that drill."""
 
-    async def send_grade_feedback(self, channel: ChannelRef, user: UserRef, drill_id: int, text: str) -> None: ...
+    async def send_grade_feedback(self, channel: ChannelRef, user: UserRef, drill_id: int, text: str, *,
+                                  thread: MessageRef | None = None) -> None:
+        """`thread` is the reveal (for adapters that fall back to a note there)."""

@@ -101,7 +101,8 @@ class DiscordChat:
         for part in chunks(text):
             await person.send(part, allowed_mentions=NO_PINGS)
 
-    async def send_grade_feedback(self, channel: ChannelRef, user: UserRef, drill_id: int, text: str) -> None:
+    async def send_grade_feedback(self, channel: ChannelRef, user: UserRef, drill_id: int, text: str, *,
+                                  thread: MessageRef | None = None) -> None:
         """Private feedback with "Appeal this grade" under its last part (FeedbackPort)."""
         from .appeals import feedback_view
 

@@ -127,7 +127,8 @@ class SlackChat:
         async with self._slots:
             await c.chat_postEphemeral(channel=channel.channel, user=user.user, text=escape(text))
 
-    async def send_grade_feedback(self, channel: ChannelRef, user: UserRef, drill_id: int, text: str) -> None:
+    async def send_grade_feedback(self, channel: ChannelRef, user: UserRef, drill_id: int, text: str, *,
+                                  thread: MessageRef | None = None) -> None:
         """Private feedback with "Appeal this grade" under it (FeedbackPort)."""
         from .appeals import feedback_blocks
 
