@@ -330,3 +330,15 @@ async def test_rulings_made_outside_chat_are_told_once_by_the_notice_sweep(datab
     clock.advance(1)
     assert await send_pending(e) == 1
     assert chat.private[-1][2] == f"Your appeal #{ana.appeal_id} on drill #{drill_id}: fix rejected."
+
+
+async def test_a_ruling_whose_telling_failed_goes_back_to_the_sweep(database: Database) -> None:
+    from bot.drills.appeal_notices import send_pending
+
+    chat, clock = FakeChat(), Clock()
+    appeals, drill_id = await _revealed(database, clock, chat, {"Ana": MISSED})
+    info = await appeals.file(drill_id, user("Ana"), "tortoise = a slow rank", part="fix")
+    ruling = await appeals.resolve("slack", "T1", info.appeal_id, accept=True, part="fix", reviewer="rev", told=True)
+    assert await send_pending(appeals.engine) == 0, "told in chat: nothing pending"
+    await appeals.untold(ruling.appeal_id)
+    assert await send_pending(appeals.engine) == 1

@@ -4,6 +4,7 @@ API, on SQLite and PostgreSQL: Hint button → ephemeral hint; feedback's "Appea
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from sqlalchemy import select
@@ -119,7 +120,11 @@ async def test_hint_button_appeal_modal_reviewer_ruling_and_dm(discord_env: Harn
         ruled = h.send(interaction(2, _rule(appeal_id, part, "accept", credit="1", note="fair"), user="7",
                                    permissions=MANAGE_GUILD))
         assert f"{part} accepted" in await _followup(h, ruled)
-    dms = [c for c in h.api.of("POST", "/messages") if "was accepted" in str((c.json or {}).get("content"))]
+    for _ in range(500):  # the DM follows the reviewer's receipt: wait for it, as a person would
+        dms = [c for c in h.api.of("POST", "/messages") if "was accepted" in str((c.json or {}).get("content"))]
+        if len(dms) >= 3:
+            break
+        await asyncio.sleep(0.02)
     assert len(dms) == 3
     assert not any(c.path.startswith(f"/webhooks/{APP_ID}/{ana['token']}") and "was accepted" in
                    str((c.json or {}).get("content")) for c in h.api.calls), "the ruling goes by DM"

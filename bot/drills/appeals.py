@@ -255,6 +255,16 @@ class AppealService:
             appellant = UserRef(w.platform, w.external_id, u.external_id, u.display_name)
             return Ruling(ap.id, ap.status, part, after, a.score, a.points, points_before, appellant, d.id, phrase)
 
+    async def untold(self, appeal_id: int) -> None:
+        """Telling failed: leave the ruling to the notice sweep."""
+        def run() -> None:
+            with self.db.session() as s:
+                ap = s.get(Appeal, appeal_id)
+                if ap is not None:
+                    ap.notified_at = None
+
+        await asyncio.to_thread(run)
+
     # -- the corpus ---------------------------------------------------------------------------------------------
     async def export_rows(self, platform: str | None, workspace: str | None) -> list[dict[str, object]]:
         return await asyncio.to_thread(self._export, platform, workspace)

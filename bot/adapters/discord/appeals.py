@@ -185,5 +185,6 @@ class DiscordAppeals:
             try:
                 person = await self.bot.client.fetch_user(int(ruling.appellant.user))
                 await person.send(ruling.appellant_text(note)[:2000], allowed_mentions=NO_PINGS)
-            except (discord.HTTPException, ValueError) as exc:  # the ruling stands; telling is best effort
+            except Exception as exc:  # the ruling stands; the notice sweep tells them later
                 log.warning("appeal notification failed: %s", type(exc).__name__)
+                await self.appeals.untold(ruling.appeal_id)

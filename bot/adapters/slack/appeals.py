@@ -238,9 +238,13 @@ def register_appeals(app: AsyncApp, engine: DrillEngine, background: Background,
         async def tell() -> None:
             try:  # a DM: the bot's chat.postMessage to a user id opens the conversation with them
                 await client.chat_postMessage(channel=ruling.appellant.user, text=escape(ruling.appellant_text(note)))
+            except Exception as exc:  # the ruling stands; the notice sweep tells them later
+                log.warning("appeal notification failed: %s", type(exc).__name__)
+                await appeals.untold(ruling.appeal_id)
+            try:
                 listed = await appeals.list_appeals(PLATFORM, team, "open")
                 await client.views_publish(user_id=reviewer, view=home_view(listed, True))
-            except Exception as exc:  # the ruling stands; telling is best effort and logged
-                log.warning("appeal notification failed: %s", type(exc).__name__)
+            except Exception as exc:  # a stale Home tab is cosmetic
+                log.warning("App Home refresh failed: %s", type(exc).__name__)
 
         background(tell())
