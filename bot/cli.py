@@ -261,9 +261,11 @@ def analyze(path: Path, as_json: bool, out_file: Path | None) -> None:
 
 def _register_operator_commands() -> None:
     from .adapters.discord.cli import discord_group
+    from .cli_appeals import register as register_appeals
     from .cli_ops import register
 
     register(main)
+    register_appeals(main)
     main.add_command(discord_group)
 
 

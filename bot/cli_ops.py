@@ -90,6 +90,8 @@ def drill_start(channel: str, signature: str | None, seed: int | None, difficult
         started = asyncio.run(run())
     except (DrillError, AnalysisError) as exc:
         _fail(exc)
+    finally:
+        engine.db.dispose()  # close pooled connections before exit (PostgreSQL warns about open ones)
     data = {"drill_id": started.id, "channel": f"terminal:{name}", "difficulty": started.difficulty,
             "posted_at": started.posted_at.isoformat(), "deadline": started.deadline.isoformat(),
             "image": started.message.message if started.message else None}
@@ -116,6 +118,8 @@ def drill_answer(drill_id: int, user: str, text: str, database_url: str | None, 
         outcome = asyncio.run(engine.submit(drill_id, user_ref(user.strip()), text))
     except DrillError as exc:
         _fail(exc)
+    finally:
+        engine.db.dispose()
     data: dict[str, Any] = {"drill_id": drill_id, "user": user.strip(), "status": outcome.status,
                             "late": outcome.late, "points": outcome.points}
     if outcome.late:  # graded privately, not scored
@@ -132,7 +136,10 @@ def drill_reveal_due(database_url: str | None, as_json: bool) -> None:
     from .local import local_engine
 
     engine, chat = local_engine(database_url, _echo_for(as_json))
-    revealed = asyncio.run(engine.reveal_due())
+    try:
+        revealed = asyncio.run(engine.reveal_due())
+    finally:
+        engine.db.dispose()
     if not as_json:
         for user, text in chat.private:
             click.echo(f"— to {user} —\n{text}")
@@ -165,7 +172,11 @@ def leaderboard(channel: str | None, period: str, database_url: str | None, as_j
     from .reports import terminal_leaderboard
 
     name = _channel_name(channel) if channel else None
-    rows = terminal_leaderboard(open_database(database_url), name, period)
+    db = open_database(database_url)
+    try:
+        rows = terminal_leaderboard(db, name, period)
+    finally:
+        db.dispose()
     human = "\n".join(f"{r.rank:>2}. {r.user:<20} {r.points:>6} pts  {r.answers} answers  mean {r.mean_score:.2f}"
                       for r in rows) or "no answers in this period"
     _out([asdict(r) for r in rows], as_json, human)

@@ -27,9 +27,11 @@ from ..store.db import Database
 from ..store.models import Attempt, Channel, DeliveryKey, Drill, TraceUpload, User, Workspace
 from . import scenarios as sc
 from .errors import AlreadyStarted, ChatUnreachable, DrillError, DrillNotFound, NotRecorded
+from .hint_store import hints_cost
 from .policy import points
-from .ports import ChannelRef, ChatPort, DrillPost, MessageRef, RevealPost, ScoreLine, UserRef
+from .ports import ChannelRef, ChatPort, DrillPost, FeedbackPort, MessageRef, RevealPost, ScoreLine, UserRef
 from .selection import choose_seed, choose_signature, daily_seed
+from .synonyms import apply_extra_phrases, extra_phrases
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +76,7 @@ class DrillKey:
     difficulty: str
     message_ref: str | None = None
     trace_id: int | None = None  # a drill made from a team's own trace
+    workspace_id: int | None = None  # for the workspace's remembered wordings
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,7 +305,7 @@ class DrillEngine:
         try:
             meta = await asyncio.to_thread(self._drill_meta, user, drill_id)
             scenario = await asyncio.to_thread(self._scenario_for, meta)
-            g = await asyncio.to_thread(grade, scenario, text)
+            g = await asyncio.to_thread(self.grade_in_workspace, scenario, text, meta.workspace_id)
             return await asyncio.to_thread(self._store_attempt, drill_id, user, text, g, now, idempotency_key)
         except DrillError:
             raise
@@ -316,7 +319,16 @@ class DrillEngine:
             d = repo.drill(s, ws.id, drill_id) if ws else None
             if d is None:
                 raise DrillNotFound(drill_id)
-            return DrillKey(d.signature, d.seed, d.difficulty, None, d.trace_id)
+            return DrillKey(d.signature, d.seed, d.difficulty, None, d.trace_id, d.workspace_id)
+
+    def grade_in_workspace(self, scenario: Scenario, text: str, workspace_id: int | None) -> Grade:
+        """The shipped grader, plus the wordings this workspace's reviewers chose to remember (appeals)."""
+        g = grade(scenario, text)
+        if workspace_id is None:
+            return g
+        with self.db.session() as s:
+            phrases = extra_phrases(s, workspace_id, scenario.signature)
+        return apply_extra_phrases(g, text, phrases)
 
     def _store_attempt(self, drill_id: int, user: UserRef, text: str, g: Grade, now: datetime,
                        key: str | None) -> SubmitOutcome:
@@ -335,7 +347,8 @@ class DrillEngine:
                     return SubmitOutcome("duplicate", g, 0, False, drill_id)
             u = repo.user(s, ws, user.user, user.name)
             late = now > d.deadline_at or d.revealed_at is not None
-            pts = points(g.score, d.posted_at, d.deadline_at, now, late)
+            hint_cost = 0 if late else hints_cost(s, d.id, u.id)
+            pts = max(0, points(g.score, d.posted_at, d.deadline_at, now, late) - hint_cost)
             existing = s.scalars(select(Attempt).where(Attempt.drill_id == d.id, Attempt.user_id == u.id,
                                                        Attempt.late.is_(late))).first()
             if existing is None:
@@ -353,6 +366,7 @@ class DrillEngine:
             existing.named = g.named
             existing.score = g.score
             existing.points = pts
+            existing.hint_cost = hint_cost
             existing.submitted_at = now
             return SubmitOutcome(status, g, pts, late, drill_id)
 
@@ -380,10 +394,13 @@ class DrillEngine:
             raise
         await asyncio.to_thread(self._store_reveal_ref, drill_id, ref.message)
         for user_ref, text in answers:
-            g = await asyncio.to_thread(grade, scenario, text)
+            g = await asyncio.to_thread(self.grade_in_workspace, scenario, text, drill.workspace_id)
+            feedback = f"Drill #{drill_id}: your grade\n{g.feedback()}"
             try:
-                await chat.send_private(channel_ref, user_ref, f"Drill #{drill_id}: your grade\n{g.feedback()}",
-                                        thread=ref)
+                if isinstance(chat, FeedbackPort):  # the adapter can attach "Appeal this grade"
+                    await chat.send_grade_feedback(channel_ref, user_ref, drill_id, feedback, thread=ref)
+                else:
+                    await chat.send_private(channel_ref, user_ref, feedback, thread=ref)
             except Exception as exc:  # one unreachable user must not stop the others' feedback
                 log.warning("private feedback failed: %s", type(exc).__name__)
         return True
@@ -403,12 +420,13 @@ class DrillEngine:
             rows = s.execute(select(Attempt, User).join(User, User.id == Attempt.user_id)
                              .where(Attempt.drill_id == drill_id)
                              .order_by(Attempt.late, Attempt.points.desc(), Attempt.submitted_at)).all()
-            scores = [ScoreLine(u.display_name or u.external_id, a.score, a.points, a.named)
+            scores = [ScoreLine(u.display_name or u.external_id, a.score, a.points, a.named, a.hint_cost > 0)
                       for a, u in rows if not a.late]
             answers = [(UserRef(ws.platform, ws.external_id, u.external_id, u.display_name), a.answer_text)
                        for a, u in rows]
             channel_ref = ChannelRef(ws.platform, ws.external_id, ch.external_id, ch.name)
-            return DrillKey(d.signature, d.seed, d.difficulty, d.message_ref, d.trace_id), channel_ref, scores, answers
+            key = DrillKey(d.signature, d.seed, d.difficulty, d.message_ref, d.trace_id, d.workspace_id)
+            return key, channel_ref, scores, answers
 
     def _release(self, drill_id: int) -> None:
         with self.db.session() as s:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +54,7 @@ class ScoreLine:
     score: float
     points: int
     named: str | None
+    hinted: bool = False  # took at least one hint (which cost points)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,3 +83,12 @@ class ChatPort(Protocol):
         the person cannot be reached privately."""
 
     async def announce(self, channel: ChannelRef, text: str) -> None: ...
+
+
+@runtime_checkable
+class FeedbackPort(Protocol):
+    """Optional: private grade feedback that carries an "Appeal this grade" action for that drill."""
+
+    async def send_grade_feedback(self, channel: ChannelRef, user: UserRef, drill_id: int, text: str, *,
+                                  thread: MessageRef | None = None) -> None:
+        """`thread` is the reveal (for adapters that fall back to a note there)."""

@@ -54,6 +54,12 @@ async def channel_drill(channel_id: int) -> None:
     await _start_once(e, ref, slot)
 
 
+async def appeal_notices() -> None:
+    from ..drills.appeal_notices import send_pending
+
+    await send_pending(engine())
+
+
 async def group_drill(group_id: int) -> None:
     e = engine()
     with e.db.session() as s:

@@ -23,6 +23,7 @@ from typing import Any
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.date import DateTrigger
+from apscheduler.triggers.interval import IntervalTrigger
 from sqlalchemy import select
 
 from ..drills.engine import DrillEngine, StartedDrill
@@ -163,6 +164,9 @@ class DrillScheduler:
             prep_jobs.bind(self.prep)
         self.scheduler.start()
         self._leading = True
+        # Rulings made with the operator CLI reach the appellant within a minute (issue 17).
+        self.scheduler.add_job("bot.schedule.jobs:appeal_notices", trigger=IntervalTrigger(seconds=60),
+                               id="appeal-notices", replace_existing=True)
         log.info("this replica runs the scheduler")
         self._next_sweep = self._next_maintenance = 0.0
         await self._housekeeping()

@@ -190,6 +190,7 @@ class Attempt(Base):
     submitted_at: Mapped[datetime] = mapped_column()
     late: Mapped[bool] = mapped_column(Boolean, default=False)
     revisions: Mapped[int] = mapped_column(Integer, default=0)
+    hint_cost: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # points the hints took
 
 
 class DeliveryKey(Base):
@@ -227,6 +228,90 @@ class BotState(Base):
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(String(200))
     updated_at: Mapped[datetime] = mapped_column()
+
+
+# -- hints and appeals (issue 17) ---------------------------------------------------------------------------------
+class HintTaken(Base):
+    """A hint a person asked for during a drill: each level once, its cost taken off that person's attempt."""
+
+    __tablename__ = "hints_taken"
+    __table_args__ = (UniqueConstraint("drill_id", "user_id", "level", name="uq_hint_drill_user_level"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"), index=True)
+    drill_id: Mapped[int] = mapped_column(ForeignKey("drills.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    level: Mapped[int] = mapped_column(Integer)  # 1: which reading step; 2: which rows and time range
+    cost: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column()
+
+
+class Appeal(Base):
+    """A person contesting the grade of their attempt: one part, or "all" three (the CLI's form)."""
+
+    __tablename__ = "appeals"
+    __table_args__ = (
+        UniqueConstraint("attempt_id", "part", name="uq_appeal_attempt_part"),
+        Index("ix_appeals_workspace_status", "workspace_id", "status", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
+    attempt_id: Mapped[int] = mapped_column(ForeignKey("attempts.id", ondelete="CASCADE"))
+    drill_id: Mapped[int] = mapped_column(ForeignKey("drills.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    part: Mapped[str] = mapped_column(String(16))  # all | signature | measurement | fix
+    reason: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default="open")  # open | accepted | rejected
+    created_at: Mapped[datetime] = mapped_column()
+    resolved_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    notified_at: Mapped[datetime | None] = mapped_column(nullable=True)
+
+
+class AppealRuling(Base):
+    """A reviewer's ruling on one part; the database allows one per part of an attempt."""
+
+    __tablename__ = "appeal_rulings"
+    __table_args__ = (UniqueConstraint("attempt_id", "part", name="uq_ruling_attempt_part"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    appeal_id: Mapped[int] = mapped_column(ForeignKey("appeals.id", ondelete="CASCADE"), index=True)
+    attempt_id: Mapped[int] = mapped_column(ForeignKey("attempts.id", ondelete="CASCADE"))
+    part: Mapped[str] = mapped_column(String(16))  # signature | measurement | fix
+    accepted: Mapped[bool] = mapped_column(Boolean)
+    credit_before: Mapped[float] = mapped_column(Float)
+    credit_after: Mapped[float] = mapped_column(Float)
+    reviewer: Mapped[str] = mapped_column(String(200))
+    note: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column()
+
+
+class WorkspaceSynonym(Base):
+    """A wording a reviewer chose to remember: it earns its part in this workspace from then on."""
+
+    __tablename__ = "workspace_synonyms"
+    __table_args__ = (
+        UniqueConstraint("workspace_id", "signature", "part", "phrase", name="uq_synonym_workspace_phrase"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"), index=True)
+    signature: Mapped[str] = mapped_column(String(32))
+    part: Mapped[str] = mapped_column(String(16))
+    phrase: Mapped[str] = mapped_column(String(80))
+    appeal_id: Mapped[int | None] = mapped_column(ForeignKey("appeals.id", ondelete="SET NULL"), nullable=True)
+    created_by: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column()
+
+
+class AppealReviewer(Base):
+    """Who may rule on appeals besides workspace admins: a person or a group (Slack user group, Discord role)."""
+
+    __tablename__ = "appeal_reviewers"
+
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8), primary_key=True)  # user | group
+    external_id: Mapped[str] = mapped_column(String(64), primary_key=True)
 
 
 # Interview-prep tables live in their own module; importing it here puts them on Base.metadata for Alembic.

@@ -35,10 +35,11 @@ def _element(el: dict[str, Any], where: str) -> str | None:
         if len(str(el.get("initial_value", ""))) > max_len:
             return f"{where}: initial_value longer than max_length"
         return None
-    if kind in ("static_select", "multi_static_select"):
+    if kind in ("static_select", "multi_static_select", "radio_buttons", "checkboxes"):
         options = el.get("options") or []
-        if not 1 <= len(options) <= 100:
-            return f"{where}: {len(options)} options, 1..100 allowed"
+        most = 100 if kind.endswith("select") else 10  # radio buttons and checkboxes take at most 10
+        if not 1 <= len(options) <= most:
+            return f"{where}: {len(options)} options, 1..{most} allowed"
         for i, opt in enumerate(options + ([el["initial_option"]] if el.get("initial_option") else [])
                                 + list(el.get("initial_options") or [])):
             err = _text(opt.get("text"), 75, f"{where}.options[{i}]")

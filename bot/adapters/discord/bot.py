@@ -73,9 +73,13 @@ class TraceBot:
         self.client.setup_hook = self.setup_hook  # type: ignore[method-assign]
         SubmitButton.open_modal = self.open_modal
         self._register()
+        from .appeals import DiscordAppeals
+
+        self.appeals = DiscordAppeals(self)  # hints, appeals and rulings (issue 17)
 
     async def setup_hook(self) -> None:
-        self.client.add_dynamic_items(SubmitButton)  # buttons on old drill messages keep working after restarts
+        # Buttons on old drill and feedback messages keep working after restarts.
+        self.client.add_dynamic_items(SubmitButton, *self.appeals.dynamic_items())
         await self.sync_commands()
 
     def commands_hash(self, guild: discord.abc.Snowflake | None = None) -> str:

@@ -81,7 +81,8 @@ class DiscordChat:
 
     async def post_reveal(self, ref: MessageRef, post: RevealPost) -> MessageRef:
         ranked = "\n".join(f"{i}. {discord.utils.escape_markdown(s.user)} — {s.points} pts "
-                           f"({round(100 * s.score)}/100)" for i, s in enumerate(post.scores, start=1))
+                           f"({round(100 * s.score)}/100)" + (" · hinted" if s.hinted else "")
+                           for i, s in enumerate(post.scores, start=1))
         target, first_reply_to = await self._thread(ref, f"Reveal · drill #{post.drill_id}")
         try:
             reference = (discord.MessageReference(message_id=int(ref.message), channel_id=int(ref.channel.channel),
@@ -128,19 +129,25 @@ class DiscordChat:
                                                    type=discord.ChannelType.public_thread), False
 
     async def send_private(self, channel: ChannelRef, user: UserRef, text: str, *,
-                           thread: MessageRef | None = None) -> None:
+                           thread: MessageRef | None = None, view: discord.ui.View | None = None) -> None:
+        """The interaction's follow-up while its token lives (15 minutes), else a DM; with DMs closed, a note in
+        the reveal thread that pings only that person. `view` (e.g. "Appeal this grade") goes under the last part."""
+        *head, last = chunks(text)
         follow = self.followups.get((channel.channel, user.user))
         if follow is not None and follow.expires > time.monotonic():
             try:
-                for part in chunks(text):
+                for part in head:
                     await follow.webhook.send(part, ephemeral=True, allowed_mentions=NO_PINGS)
+                await follow.webhook.send(last, ephemeral=True, allowed_mentions=NO_PINGS,
+                                          view=view or discord.utils.MISSING)
                 return
             except discord.HTTPException as exc:  # an expired or revoked token: try a DM
                 log.info("follow-up failed (%s); trying a DM", exc.code)
         try:
             person = await self.client.fetch_user(int(user.user))
-            for part in chunks(text):
+            for part in head:
                 await person.send(part, allowed_mentions=NO_PINGS)
+            await person.send(last, allowed_mentions=NO_PINGS, view=view or discord.utils.MISSING)
         except discord.Forbidden as exc:
             if exc.code != CANNOT_DM or thread is None:
                 raise
@@ -150,6 +157,13 @@ class DiscordChat:
             await self.client.get_partial_messageable(int(thread.channel.channel), guild_id=_guild(channel)).send(
                 note, allowed_mentions=discord.AllowedMentions(everyone=False, roles=False,
                                                                users=[discord.Object(int(user.user))]))
+
+    async def send_grade_feedback(self, channel: ChannelRef, user: UserRef, drill_id: int, text: str, *,
+                                  thread: MessageRef | None = None) -> None:
+        """Private feedback with "Appeal this grade" under its last part (FeedbackPort)."""
+        from .appeals import feedback_view
+
+        await self.send_private(channel, user, text, thread=thread, view=feedback_view(drill_id))
 
     async def announce(self, channel: ChannelRef, text: str) -> None:
         await self.client.get_partial_messageable(int(channel.channel)).send(text[:2000], allowed_mentions=NO_PINGS)

@@ -77,4 +77,7 @@ class SubmitButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=SUBM
 def drill_view(drill_id: int) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     view.add_item(SubmitButton(drill_id))
+    from .appeals import HintButton
+
+    view.add_item(HintButton(drill_id))
     return view

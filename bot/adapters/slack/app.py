@@ -26,6 +26,7 @@ from ...drills.home import HomeService
 from ...drills.ports import ChannelRef, UserRef
 from ...drills.service import TeamService
 from ...prep.root import PrepServices
+from .appeals import HomeSection, register_appeals
 from .blocks import (
     ANSWER_BLOCK,
     ANSWER_INPUT,
@@ -119,6 +120,7 @@ def _register(app: AsyncApp, engine: DrillEngine, service: TeamService, settings
     known_enterprise: dict[str, str] = {}
     homes = HomeService(engine)
     charts: dict[tuple[str, str], str] = {}  # (user, chart digest) → uploaded file id: one upload per change
+    appeal_section: HomeSection | None = None  # set below, once the appeal listeners are registered
 
     async def publish_home(client: Any, user: UserRef) -> None:
         """The App Home: stats, last answers with their feedback, weakest signatures, settings, the chart."""
@@ -135,7 +137,10 @@ def _register(app: AsyncApp, engine: DrillEngine, service: TeamService, settings
                 if len(charts) > 5000:
                     charts.clear()
                 charts[(user.user, digest)] = file_id
-        await client.views_publish(user_id=user.user, view=home_view(home, file_id, engine.answer_seconds))
+        view = home_view(home, file_id, engine.answer_seconds)
+        if appeal_section is not None:  # reviewers also see the open appeals; a Home tab holds 100 blocks
+            view["blocks"].extend((await appeal_section(client, user))[: 100 - len(view["blocks"])])
+        await client.views_publish(user_id=user.user, view=view)
 
     async def publish_for(user: UserRef) -> None:
         await publish_home(await chat.client(user.workspace), user)
@@ -333,6 +338,8 @@ def _register(app: AsyncApp, engine: DrillEngine, service: TeamService, settings
         user = UserRef(PLATFORM, team, str(message.get("user")), "")
         # Slack retries an event with the same event_id: the key makes the retry a no-op.
         await _submit(drill_id, channel, user, message.get("text", ""), f"event:{body.get('event_id')}", client)
+
+    appeal_section = register_appeals(app, engine, background, _is_admin, publish_for)
 
     @app.event("app_uninstalled")
     @app.event("tokens_revoked")

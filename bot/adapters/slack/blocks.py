@@ -66,10 +66,13 @@ def drill_blocks(post: DrillPost, seconds_left: int, file_id: str | None = None)
         {"type": "context", "block_id": TIMER_BLOCK,
          "elements": [{"type": "mrkdwn", "text": remaining_text(post.deadline, seconds_left)}]},
     ]
+    from .appeals import hint_button
+
+    buttons = [hint_button(post.drill_id)]
     if post.answer_mode in ("modal", "both"):
-        blocks.append({"type": "actions", "elements": [
-            {"type": "button", "action_id": SUBMIT_ACTION, "style": "primary", "value": str(post.drill_id),
-             "text": {"type": "plain_text", "text": "Submit diagnosis"}}]})
+        buttons.insert(0, {"type": "button", "action_id": SUBMIT_ACTION, "style": "primary",
+                           "value": str(post.drill_id), "text": {"type": "plain_text", "text": "Submit diagnosis"}})
+    blocks.append({"type": "actions", "elements": buttons})
     hint = "Read it in order: step → gaps → overlap → top kernels. Answers stay hidden until the reveal."
     if post.answer_mode in ("thread", "both"):
         hint += " You can also answer in this thread (visible to all)."
@@ -173,5 +176,6 @@ def receipt_view(drill_id: int, text: str) -> dict[str, Any]:
 
 def reveal_text(post: RevealPost) -> str:
     ranked = "\n".join(f"{i}. {escape(s.user)} — {s.points} pts ({round(100 * s.score)}/100)"
+                       + (" · hinted" if s.hinted else "")
                        for i, s in enumerate(post.scores, start=1)) or "Nobody answered this one."
     return f"*Reveal — {escape(post.headline)}*\n```{escape(post.text)}```\n*Scores*\n{ranked}"

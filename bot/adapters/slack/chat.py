@@ -213,28 +213,37 @@ class SlackChat:
         return keep, file_id
 
     async def send_private(self, channel: ChannelRef, user: UserRef, text: str, *,
-                           thread: MessageRef | None = None) -> None:
+                           thread: MessageRef | None = None, blocks: list[dict[str, Any]] | None = None) -> None:
         """A direct message (persists across devices; needs im:write). If the DM fails, an ephemeral note in
         the channel. The person's App Home is refreshed too, so the feedback is also there."""
         c = await self.client(channel.workspace)
         try:
-            await self.direct_message(c, user.user, escape(text))
+            await self.direct_message(c, user.user, escape(text), blocks)
         except SlackApiError as exc:
             log.info("DM to %s failed (%s); trying ephemeral", user.user, exc.response.get("error"))
             if channel.channel:
                 async with self._slots:
-                    await c.chat_postEphemeral(channel=channel.channel, user=user.user, text=escape(text))
+                    await c.chat_postEphemeral(channel=channel.channel, user=user.user, text=escape(text),
+                                               blocks=blocks)
         if self.publish_home is not None:
             try:
                 await self.publish_home(user)
             except Exception as exc:  # the DM carried it; a stale Home is not worth failing over
                 log.warning("App Home refresh failed: %s", type(exc).__name__)
 
-    async def direct_message(self, c: AsyncWebClient, user_id: str, text: str) -> None:
+    async def direct_message(self, c: AsyncWebClient, user_id: str, text: str,
+                             blocks: list[dict[str, Any]] | None = None) -> None:
         async with self._slots:
             opened = await c.conversations_open(users=user_id)
             dm = str(opened["channel"]["id"])
-            await c.chat_postMessage(channel=dm, text=text, unfurl_links=False)
+            await c.chat_postMessage(channel=dm, text=text, blocks=blocks, unfurl_links=False)
+
+    async def send_grade_feedback(self, channel: ChannelRef, user: UserRef, drill_id: int, text: str, *,
+                                  thread: MessageRef | None = None) -> None:
+        """Private feedback (DM, else ephemeral) with "Appeal this grade" under it (FeedbackPort)."""
+        from .appeals import feedback_blocks
+
+        await self.send_private(channel, user, text, thread=thread, blocks=feedback_blocks(drill_id, text))
 
     async def announce(self, channel: ChannelRef, text: str) -> None:
         c = await self.client(channel.workspace)

@@ -32,7 +32,8 @@ def read_with_countdown(deadline: datetime | None, clock: Callable[[], datetime]
     @bindings.add("enter")
     def _enter(event):  # type: ignore[no-untyped-def]
         buf = event.current_buffer
-        if buf.document.current_line.strip() == "" and buf.text.strip():
+        hint = buf.text.strip().lower() == "h"  # a hint request: no second Enter needed
+        if hint or (buf.document.current_line.strip() == "" and buf.text.strip()):
             event.app.exit(result=buf.text)
         else:
             buf.insert_text("\n")

@@ -44,7 +44,8 @@ class TerminalChat:
         path = self._write(f"drill-{post.drill_id}-reveal.png", post.image_png)
         self.echo(f"Reveal of drill #{post.drill_id}: {post.headline}")
         for i, line in enumerate(post.scores, start=1):
-            self.echo(f"  {i}. {line.user}: {line.points} pts (score {line.score:.2f})")
+            hinted = " · hinted" if line.hinted else ""
+            self.echo(f"  {i}. {line.user}: {line.points} pts (score {line.score:.2f}{hinted})")
         self.echo(f"Annotated picture: {path}")
         return MessageRef(ref.channel, str(path))
 

@@ -16,6 +16,9 @@ from rich.panel import Panel
 from rich.table import Table
 
 from ...drills.engine import DrillEngine, SubmitOutcome
+from ...drills.errors import DrillError
+from ...drills.hint_service import HintService
+from ...drills.hints import HINT_COSTS
 from ...grading import Grade
 from .answer_input import read_piped, read_with_countdown, stdin_is_terminal
 from .chat import TerminalChat, channel_ref, user_ref
@@ -61,13 +64,26 @@ async def play(engine: DrillEngine, chat: TerminalChat, opts: PlayOptions, conso
         _open(picture, console)
     timer_text = f"{opts.minutes:g} minutes" if opts.timer else "no timer"
     console.print(f"Read it in order — step → gaps → overlap → top kernels — then type your diagnosis "
-                  f"({timer_text}; an empty line submits).")
+                  f"({timer_text}; an empty line submits; a line with just h asks for a hint, "
+                  f"−{HINT_COSTS[0]} then −{HINT_COSTS[1]} points).")
+    hints = HintService(engine)
     try:
-        if stdin_is_terminal() and stdin is sys.stdin:
-            answer = await asyncio.to_thread(read_with_countdown, started.deadline if opts.timer else None,
-                                             engine.clock)
-        else:
-            answer = read_piped(stdin)
+        while True:
+            if stdin_is_terminal() and stdin is sys.stdin:
+                answer = await asyncio.to_thread(read_with_countdown, started.deadline if opts.timer else None,
+                                                 engine.clock)
+            else:
+                answer = read_piped(stdin)
+            wants_hint, answer = _hint_request(answer)
+            if not wants_hint:
+                break
+            try:
+                given = await hints.hint(started.id, user_ref(opts.user))
+                console.print(given.private_text(), highlight=False, markup=False)
+            except DrillError as exc:
+                console.print(str(exc), highlight=False, markup=False)
+            if answer.strip():
+                break
     except (KeyboardInterrupt, EOFError):
         await engine.abandon(started.id, channel)
         console.print("\nStopped. Nothing was stored.")
@@ -80,6 +96,14 @@ async def play(engine: DrillEngine, chat: TerminalChat, opts: PlayOptions, conso
     console.print(f"Annotated picture: {reveal_path}")
     console.print(f"Your history: tracedrill stats --user {opts.user}")
     return 0
+
+
+def _hint_request(answer: str) -> tuple[bool, str]:
+    """A first line that is just "h" asks for a hint; anything typed after it is still the answer."""
+    first, _, rest = answer.partition("\n")
+    if first.strip().lower() == "h":
+        return True, rest
+    return False, answer
 
 
 def _print_grade(console: Console, outcome: SubmitOutcome) -> None:

@@ -1,7 +1,7 @@
 """interview prep: math questions and answers, interview sessions, prep schedules
 
 Revision ID: 0007
-Revises: 0005
+Revises: 0006
 Create Date: 2026-12-01 05:53:27.961886
 """
 
@@ -12,7 +12,7 @@ from alembic import op
 
 
 revision = '0007'
-down_revision = '0005'
+down_revision = '0006'
 branch_labels = None
 depends_on = None
 
