@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+import threading
 from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
-from .rubric import Rubric, load_rubrics
+from .rubric import CONCEPT_REF, Rubric, load_rubrics
+from .vocabulary import vocabulary
 from .text import Clause, Token, canonical, clauses, clean
 
 FUZZY_MIN_LEN = 5  # typo tolerance only for longer words: acronyms (AR, DL, PP, ITL) must match exactly
 FUZZY_CUTOFF = 80.0
 WINDOW_SLACK = 4  # a k-word phrase may spread over k + 4 words (stop words count), in any order
+MULTI_GAP = 3  # the words of a multi-word concept term sit at most 2 stop words apart
 
 _NEGATION_BEFORE = re.compile(
     r"(?:\bnot\b|\bno\b|n't\b|\bnever\b|\bnor\b|\bwithout\b|\brather than\b|\binstead of\b|\brul(?:e|ed|ing) out\b"
@@ -80,13 +83,81 @@ class PhraseSet(tuple[Phrase, ...]):
         return obj
 
 
+
+
+def _stems(text: str) -> tuple[str, ...]:
+    return tuple(t.stem for c in clauses(clean(text)) for t in c.tokens)
+
+
 def compile_phrases(phrases: list[str], weight: float) -> tuple[Phrase, ...]:
+    """A rule is words and {concept} references, all to be found close together in one clause, in any order."""
     out = []
     for p in phrases:
-        tokens = tuple(t.stem for c in clauses(clean(p)) for t in c.tokens)
+        tokens: list[str] = []
+        parts = CONCEPT_REF.split(p)  # literal, name, literal, name, …
+        for k, piece in enumerate(parts):
+            if k % 2:
+                tokens.append("@" + piece)
+            elif piece.strip():
+                tokens.extend(_stems(piece))
         if tokens:
-            out.append(Phrase(p, tokens, weight))
+            out.append(Phrase(p, tuple(tokens), weight))
     return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class ConceptIndex:
+    """Which concept classes a reply's words express: single-word terms by stem, longer terms by first stem."""
+
+    single: dict[str, tuple[str, ...]]
+    multi: dict[str, tuple[tuple[tuple[str, ...], str], ...]]
+    words: dict[str, str]  # every term word as written (5+ letters) → its stem, for typo matching
+
+    @classmethod
+    def build(cls) -> ConceptIndex:
+        vocab = vocabulary()
+        single: dict[str, list[str]] = {}
+        multi: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        words: dict[str, str] = {}
+        for name in vocab.concepts:
+            key = "@" + name
+            for term in vocab.terms(name):
+                stems = _stems(term)
+                if not stems:
+                    continue
+                if len(stems) == 1:
+                    if key not in single.setdefault(stems[0], []):
+                        single[stems[0]].append(key)
+                else:
+                    multi.setdefault(stems[0], []).append((stems[1:], key))
+                for cl in clauses(clean(term)):
+                    for t in cl.tokens:
+                        if len(t.word) >= FUZZY_MIN_LEN:
+                            words.setdefault(t.word, t.stem)
+        return cls(
+            {k: tuple(v) for k, v in single.items()}, {k: tuple(v) for k, v in multi.items()}, words
+        )
+
+    def mark(self, tokens: tuple[Token, ...], positions: dict[str, list[int]]) -> None:
+        """Add each concept a clause expresses to its word → positions index, at the term's first word."""
+        for i, t in enumerate(tokens):
+            for key in self.single.get(t.stem, ()):
+                positions.setdefault(key, []).append(i)
+            for rest, key in self.multi.get(t.stem, ()):
+                if _follows(tokens, i, rest):
+                    positions.setdefault(key, []).append(i)
+
+
+def _follows(tokens: tuple[Token, ...], i: int, rest: tuple[str, ...]) -> bool:
+    """The stems of `rest` come right after token i, in order (a stop word or two may sit between)."""
+    at = tokens[i].position
+    j = i + 1
+    for stem in rest:
+        if j >= len(tokens) or tokens[j].stem != stem or tokens[j].position - at > MULTI_GAP:
+            return False
+        at = tokens[j].position
+        j += 1
+    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,44 +169,70 @@ class CompiledRubric:
     wrong_fix: PhraseSet
 
 
-@lru_cache(maxsize=1)
+@dataclass(frozen=True, slots=True)
+class Engine:
+    """Everything compiled from the rubric files: built once, then only read (safe to share across threads)."""
+
+    rubrics: dict[str, CompiledRubric]
+    concepts: ConceptIndex
+    stems: frozenset[str]  # every stem a rubric or concept can match
+    words: tuple[str, ...]  # every rubric or concept word as written (5+ letters), for typo matching
+    word_stem: dict[str, str]
+
+
+_LOCK = threading.Lock()
+_ENGINE: list[Engine] = []
+
+
+def engine() -> Engine:
+    """The compiled rubrics and vocabulary; the first caller builds them under a lock, everyone else reads."""
+    if _ENGINE:
+        return _ENGINE[0]
+    with _LOCK:
+        if not _ENGINE:
+            _ENGINE.append(_build())
+    return _ENGINE[0]
+
+
 def compiled() -> dict[str, CompiledRubric]:
-    out = {}
+    return engine().rubrics
+
+
+def _build() -> Engine:
+    rubrics = {}
     for sig, r in load_rubrics().items():
-        out[sig] = CompiledRubric(
+        rubrics[sig] = CompiledRubric(
             r,
-            PhraseSet(compile_phrases(r.signature.phrases, 1.0) + compile_phrases(r.signature.weak, 0.5)),
-            PhraseSet(compile_phrases(r.measurement.phrases, 1.0)),
-            PhraseSet(compile_phrases(r.fix.phrases, 1.0)),
+            PhraseSet(compile_phrases(r.signature.rules, 1.0) + compile_phrases(r.signature.weak, 0.5)),
+            PhraseSet(compile_phrases(r.measurement.rules, 1.0)),
+            PhraseSet(compile_phrases(r.fix.rules, 1.0)),
             PhraseSet(compile_phrases(r.fix.wrong, 1.0)),
         )
-    return out
-
-
-@lru_cache(maxsize=1)
-def _vocabulary() -> tuple[frozenset[str], dict[str, str]]:
-    """Every rubric stem, and every rubric word as written (5+ letters) → its stem, for typo matching."""
-    stems: set[str] = set()
-    words: dict[str, str] = {}
-    for c in compiled().values():
+    concepts = ConceptIndex.build()
+    stems: set[str] = set(concepts.single) | set(concepts.multi)
+    for rest in concepts.multi.values():
+        for tail, _key in rest:
+            stems.update(tail)
+    words: dict[str, str] = dict(concepts.words)
+    for c in rubrics.values():
         for group in (c.signature, c.measurement, c.fix, c.wrong_fix):
             for p in group:
-                stems.update(p.tokens)
-                for cl in clauses(clean(p.text)):
+                stems.update(t for t in p.tokens if not t.startswith("@"))
+                for cl in clauses(clean(CONCEPT_REF.sub(" ", p.text))):
                     for t in cl.tokens:
                         if len(t.word) >= FUZZY_MIN_LEN:
                             words.setdefault(t.word, t.stem)
-    return frozenset(stems), words
+    return Engine(rubrics, concepts, frozenset(stems), tuple(words), words)
 
 
 @lru_cache(maxsize=65536)
 def _correct(stem: str, word: str) -> str:
     """A misspelt word (5+ letters) becomes the rubric word it is closest to; short words must be exact."""
-    stems, words = _vocabulary()
-    if stem in stems or len(word) < FUZZY_MIN_LEN or any(ch.isdigit() for ch in word):
+    eng = engine()
+    if stem in eng.stems or len(word) < FUZZY_MIN_LEN or any(ch.isdigit() for ch in word):
         return stem
-    best = process.extractOne(word, list(words), scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
-    return words[best[0]] if best else stem
+    best = process.extractOne(word, eng.words, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
+    return eng.word_stem[best[0]] if best else stem
 
 
 @dataclass(slots=True)
@@ -148,6 +245,7 @@ class Reply:
     @classmethod
     def parse(cls, raw: str) -> Reply:
         cleaned = clean(raw)
+        concepts = engine().concepts
         index: list[dict[str, list[int]]] = []
         fixed: list[Clause] = []
         for c in clauses(cleaned):
@@ -156,6 +254,7 @@ class Reply:
             positions: dict[str, list[int]] = {}
             for i, t in enumerate(tokens):
                 positions.setdefault(t.stem, []).append(i)
+            concepts.mark(tokens, positions)
             index.append(positions)
         low = cleaned.lower()
         return cls(low, fixed, index, bool(_HEDGE.search(low)))
@@ -203,7 +302,9 @@ def _locate(
         lo = min(chosen, key=lambda k: words[k].position)
         hi = max(chosen, key=lambda k: words[k].position)
         if negation_first and lo != anchor:
-            continue  # "no overlap" needs the negation first; "overlap … no" is another sentence
+            continue
+        if len(set(chosen)) < len(chosen):
+            continue  # one word cannot stand for two parts of a rule  # "no overlap" needs the negation first; "overlap … no" is another sentence
         if words[hi].position - words[lo].position < window:
             return min(lo, hi), max(lo, hi)
     return None

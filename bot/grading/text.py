@@ -3,122 +3,46 @@
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
 import snowballstemmer
 
-_STEMMER = snowballstemmer.stemmer("english")
+from .vocabulary import vocabulary
 
-# Multi-word and punctuated spellings folded to one token before tokenising.
-_COMPOUNDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(p), r)
-    for p, r in (
-        (r"\ball[\s_-]?reduc(e|es|ed|ing|tion|tions)\b", " allreduce "),
-        (r"\breduce[\s_-]?scatter\b", " reducescatter "),
-        (r"\ball[\s_-]?gather\b", " allgather "),
-        (r"\bdata[\s_-]?loader(s)?\b", " dataloader "),
-        (r"\bdata[\s_-]?loading\b", " dataloader "),
-        (r"\bcuda[\s_-]?graphs?\b", " cudagraph "),
-        (r"\bhead[\s-]of[\s-](the[\s-])?line\b", " headofline "),
-        (r"\binter[\s-]?token[\s-]latenc(y|ies)\b", " itl "),
-        (r"\btime[\s-]to[\s-]first[\s-]token\b", " ttft "),
-        (r"\btorch\.compile\b", " torchcompile "),
-        (r"\bempty_cache\b", " emptycache "),
-        (r"\.item\(\)", " itemcall "),
-        (r"\.cpu\(\)", " cpucall "),
-        (r"\bnum_workers\b", " numworkers "),
-        (r"\bpin_memory\b", " pinmemory "),
-        (r"\bprefetch_factor\b", " prefetchfactor "),
-        (r"\bpersistent_workers\b", " persistentworkers "),
-        (r"\bnon[_\s-]?blocking\b", " nonblocking "),
-        (r"\bbucket_cap_mb\b", " bucketcap "),
-        (r"\bfind_unused_parameters\b", " findunusedparameters "),
-        (r"\bexpandable_segments\b", " expandablesegments "),
-        (r"\bmemory_stats\b", " memorystats "),
-        (r"\bnum_alloc_retries\b", " allocretries "),
-        (r"\bset_sync_debug_mode\b", " syncdebugmode "),
-        (r"\bcuda_api_sum\b", " cudaapisum "),
-        (r"\bcuda_gpu_kern_sum\b", " cudagpukernsum "),
-        (r"\btorch_distributed_debug\b", " torchdistributeddebug "),
-        (r"\b1f1b\b", " onefoneb "),
-        (r"\bzero[\s-]bubble\b", " zerobubble "),
-        (r"\bnvidia-smi\b", " nvidiasmi "),
-        (r"\bflash[\s-]?attention\b", " flashattention "),
-        (r"\bco[\s-]?schedul", " coschedul"),
-        (r"\bmicro[\s-]?batch", " microbatch"),
-        (r"\bpre[\s-]?fill", " prefill"),
-        (r"\bkv[\s-]?cache\b", " kvcache "),
-        (r"\bhbm\b", " dram "),
-        (r"\bmem(ory)?[\s-]?bandwidth\b", " dram bandwidth "),
-        (r"\bsm[\s-]?clocks?\b", " smclock "),
-        (r"\bn[\s-]?sight[\s-]?compute\b", " ncu "),
-        (r"\bn[\s-]?sight[\s-]?systems\b", " nsys "),
-        (r"\bmulti[\s-]?rank\b", " multirank "),
-        (r"\bper[\s-]rank\b", " perrank "),
-        (r"\bper[\s-]stage\b", " perstage "),
-        (r"\bper[\s-]step\b", " perstep "),
-        (r"\bfill[\s/]+drain\b", " filldrain "),
-    )
-)
+# snowballstemmer's stemmers keep per-call state in the instance: one per thread, never shared.
+_LOCAL = threading.local()
 
-# Single tokens: abbreviations and spellings folded to the rubric's word.
-_ALIASES = {
-    "ar": "allreduce",
-    "allreduces": "allreduce",
-    "dl": "dataloader",
-    "bwd": "backward",
-    "fwd": "forward",
-    "pp": "pipeline",
-    "hol": "headofline",
-    "comms": "comm",
-    "communication": "comm",
-    "communications": "comm",
-    "collectives": "collective",
-    "gpus": "gpu",
-    "syncs": "sync",
-    "synchronisation": "synchronization",
-    "synchronise": "synchronize",
-    "synchronised": "synchronized",
-    "synchronising": "synchronizing",
-    "serialised": "serialized",
-    "serialise": "serialize",
-    "serialisation": "serialization",
-    "utilisation": "utilization",
-    "optimise": "optimize",
-    "optimised": "optimized",
-    "fragmented": "fragmentation",
-    "mallocs": "malloc",
-    "cudamalloc": "malloc",
-    "cudafree": "malloc",
-    "cudamallocs": "malloc",
-    "synchronize": "sync",
-    "synchronization": "sync",
-    "synchronizing": "sync",
-    "synchronized": "sync",
-    "synchronizes": "sync",
-    "ddp's": "ddp",
-    "cudastreamsynchronize": "cudastreamsynchronize",
-    "kernels": "kernel",
-    "launches": "launch",
-    "launching": "launch",
-    "launched": "launch",
-    "bubbles": "bubble",
-    "stragglers": "straggler",
-    "workers": "worker",
-    "mfu": "mfu",
-    "nccl's": "nccl",
-    "ncu's": "ncu",
-    "throttled": "throttle",
-    "throttling": "throttle",
-    "bandwith": "bandwidth",
-    "thermally": "thermal",
-    "cpus": "cpu",
-    "ranks": "rank",
-    "stages": "stage",
-    "microbatches": "microbatch",
-}
+
+def _stem(word: str) -> str:
+    stemmer = getattr(_LOCAL, "stemmer", None)
+    if stemmer is None:
+        stemmer = _LOCAL.stemmer = snowballstemmer.stemmer("english")
+    return str(stemmer.stemWord(word))
+
+
+_LOCK = threading.Lock()
+_FOLDS: list[tuple[tuple[re.Pattern[str], str], ...]] = []
+# "rank3", "gpu#5", "node-7" → "rank 3": the number is its own token.
+_NUMBERED = re.compile(r"\b(rank|gpu|node|worker|stage|host|box|device|card)[#_-]?(\d+)\b")
+
+
+def _compounds() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The vocabulary's compound spellings, compiled once (under a lock)."""
+    if not _FOLDS:
+        with _LOCK:
+            if not _FOLDS:
+                _FOLDS.append(
+                    tuple(
+                        (re.compile(p), f" {token} ")
+                        for token, patterns in vocabulary().compounds.items()
+                        for p in patterns
+                    )
+                )
+    return _FOLDS[0]
+
 
 COMMA_GAP = 5
 
@@ -228,8 +152,8 @@ def clean(raw: str) -> str:
 
 
 def fold(piece: str) -> str:
-    text = piece.lower()
-    for pattern, repl in _COMPOUNDS:
+    text = _NUMBERED.sub(r"\1 \2", piece.lower())
+    for pattern, repl in _compounds():
         text = pattern.sub(repl, text)
     return text
 
@@ -240,13 +164,15 @@ def _lower_same_length(text: str) -> str:
 
 @lru_cache(maxsize=65536)
 def canonical(word: str) -> str:
+    aliases = vocabulary().aliases
     word = word.strip("'./")
-    word = _ALIASES.get(word, word)
+    word = aliases.get(word, word)
     if word.endswith("n't"):
         return "not"
     if any(ch.isdigit() for ch in word):
         return word
-    return _ALIASES.get(_STEMMER.stemWord(word), _STEMMER.stemWord(word))
+    stem = _stem(word)
+    return aliases.get(stem, stem)
 
 
 def clauses(cleaned: str) -> list[Clause]:
