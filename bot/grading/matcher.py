@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+import itertools
 import threading
 from functools import lru_cache
 
@@ -47,8 +48,10 @@ _HEDGE = re.compile(
 @dataclass(frozen=True, slots=True)
 class Phrase:
     text: str
-    tokens: tuple[str, ...]
+    tokens: tuple[str, ...]  # stems, and "@name" for a concept class
     weight: float  # 1 = names the thing; 0.5 = a symptom description
+    exclude: tuple[str, ...] = ()  # the rule does not fire in a clause holding any of these
+    ordered: bool = False  # the tokens must appear in the order written
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,16 +96,23 @@ def compile_phrases(phrases: list[str], weight: float) -> tuple[Phrase, ...]:
     """A rule is words and {concept} references, all to be found close together in one clause, in any order."""
     out = []
     for p in phrases:
-        tokens: list[str] = []
-        parts = CONCEPT_REF.split(p)  # literal, name, literal, name, …
-        for k, piece in enumerate(parts):
-            if k % 2:
-                tokens.append("@" + piece)
-            elif piece.strip():
-                tokens.extend(_stems(piece))
+        body, *excluded = p.split("!")  # "{slow} {rank} !{all}": not in a clause that says all/every
+        ordered = body.startswith("^")  # "^{host} {waiting} {gpu}": in this order
+        tokens = _rule_tokens(body.lstrip("^"))
+        exclude = tuple(t for x in excluded for t in _rule_tokens(x))
         if tokens:
-            out.append(Phrase(p, tuple(tokens), weight))
+            out.append(Phrase(p, tokens, weight, exclude, ordered))
     return tuple(out)
+
+
+def _rule_tokens(text: str) -> tuple[str, ...]:
+    tokens: list[str] = []
+    for k, piece in enumerate(CONCEPT_REF.split(text)):  # literal, name, literal, name, …
+        if k % 2:
+            tokens.append("@" + piece)
+        elif piece.strip():
+            tokens.extend(_stems(piece))
+    return tuple(tokens)
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +151,8 @@ class ConceptIndex:
     def mark(self, tokens: tuple[Token, ...], positions: dict[str, list[int]]) -> None:
         """Add each concept a clause expresses to its word → positions index, at the term's first word."""
         for i, t in enumerate(tokens):
+            if t.stem.isdigit():
+                positions.setdefault("@number", []).append(i)
             for key in self.single.get(t.stem, ()):
                 positions.setdefault(key, []).append(i)
             for rest, key in self.multi.get(t.stem, ()):
@@ -266,10 +278,12 @@ class Reply:
         for clause, positions in zip(self.clauses, self.index, strict=True):
             candidates = [p for word in positions for p in by_first.get(word, ())]
             for phrase in candidates:
-                span = _locate(phrase.tokens, positions, clause.tokens)
-                if span is None:
+                if phrase.exclude and any(x in positions for x in phrase.exclude):
                     continue
-                i, j = span
+                chosen = _locate(phrase.tokens, positions, clause.tokens, phrase.ordered)
+                if chosen is None:
+                    continue
+                i, j = min(chosen), max(chosen)
                 before = clause.text[: clause.tokens[i].start]
                 after = clause.text[clause.tokens[j].end :]
                 negated = bool(_NEGATION_BEFORE.search(before)) or bool(_EXONERATED_AFTER.search(after))
@@ -277,15 +291,15 @@ class Reply:
                     negated = True  # "not an overlap problem" rejects overlap, it does not claim its absence
                 if naming and _FIX_CONTEXT_BEFORE.search(before):
                     negated = True
-                words = tuple(t.word for t in clause.tokens[i : j + 1] if t.stem in phrase.tokens)
+                words = tuple(clause.tokens[k].word for k in sorted(chosen))
                 found.append(Match(phrase, clause, not negated, bool(_HEDGE.search(clause.text)), words))
         return found
 
 
 def _locate(
-    tokens: tuple[str, ...], positions: dict[str, list[int]], words: tuple[Token, ...]
-) -> tuple[int, int] | None:
-    """Indices (first, last) of a window holding every token of the phrase, or None."""
+    tokens: tuple[str, ...], positions: dict[str, list[int]], words: tuple[Token, ...], ordered: bool = False
+) -> tuple[int, ...] | None:
+    """Indices of the words that hold every token of the rule within its window (in order if `ordered`), or None."""
     lists = []
     for t in tokens:
         p = positions.get(t)
@@ -302,11 +316,13 @@ def _locate(
         lo = min(chosen, key=lambda k: words[k].position)
         hi = max(chosen, key=lambda k: words[k].position)
         if negation_first and lo != anchor:
-            continue
+            continue  # "no overlap" needs the negation first; "overlap … no" is another sentence
         if len(set(chosen)) < len(chosen):
-            continue  # one word cannot stand for two parts of a rule  # "no overlap" needs the negation first; "overlap … no" is another sentence
+            continue  # one word cannot stand for two parts of a rule
+        if ordered and any(words[a].position >= words[b].position for a, b in itertools.pairwise(chosen)):
+            continue
         if words[hi].position - words[lo].position < window:
-            return min(lo, hi), max(lo, hi)
+            return tuple(chosen)
     return None
 
 

@@ -14,6 +14,7 @@ from ..scenarios.ids import SIGNATURE_IDS
 from .vocabulary import vocabulary
 
 CONCEPT_REF = re.compile(r"\{([a-z][a-z0-9_]*)\}")
+BUILT_IN_CONCEPTS = frozenset({"number"})  # {number}: any written number ("rank 3", "gpu 5")
 
 PART_WEIGHTS = {"signature": 0.5, "measurement": 0.25, "fix": 0.25}
 
@@ -39,7 +40,7 @@ class Part(BaseModel):
             if v.count("{") != v.count("}"):
                 raise ValueError(f"unbalanced braces in rule {v!r}")
             for name in CONCEPT_REF.findall(v):
-                if name not in known:
+                if name not in known and name not in BUILT_IN_CONCEPTS:
                     raise ValueError(f"rule {v!r} uses unknown concept {{{name}}}")
         return values
 

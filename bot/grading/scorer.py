@@ -13,7 +13,7 @@ from typing import Any
 
 from ..scenarios.ids import SIGNATURE_IDS
 from ..scenarios.model import Scenario
-from .matcher import Match, Reply, compiled
+from .matcher import CompiledRubric, Match, Reply, compiled
 from .rubric import PART_WEIGHTS
 from .text import Quantity, quantities
 
@@ -88,15 +88,9 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
         )
         return Grade(signature, *empty, 0.0, None, 0.0, tuple(notes))
 
-    strength: dict[str, float] = {}
-    first_match: dict[str, Match] = {}
-    for sig, comp in rubrics.items():
-        for m in reply.find(comp.signature, naming=True):
-            if m.positive and m.phrase.weight > strength.get(sig, 0.0):
-                strength[sig] = m.phrase.weight
-                first_match[sig] = m
-    strong = {s for s, w in strength.items() if w >= 1.0}
-    weak = {s for s, w in strength.items() if w < 1.0}
+    evidence = _evidence(reply, rubrics)
+    strong = {s for s, e in evidence.items() if e.strength >= 1.0}
+    weak = {s for s, e in evidence.items() if e.strength < 1.0}
     committed = strong or weak
     fix_signatures = {s for s, comp in rubrics.items() if any(m.positive for m in reply.find(comp.fix))}
 
@@ -116,12 +110,9 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
         )
         return Grade(signature, *zero, 0.0, None, 0.0, tuple(notes))
 
-    named: str | None = None
-    if len(committed) == 1:
-        named = next(iter(committed))
-    sig_part = _signature_part(
-        signature, rubric.twin, rubric.tell, rubric.signature.hint, committed, first_match, reply.hedged
-    )
+    named = _choose(committed, evidence)
+    sig_part = _signature_part(signature, rubric.twin, rubric.tell, rubric.signature.hint, committed, named,
+                               evidence, reply.hedged)
     meas_part = _plain_part(reply.find(target.measurement), rubric.measurement.hint)
     fix_part = _fix_part(reply.find(target.fix), reply.find(target.wrong_fix), rubric.fix.hint)
 
@@ -150,29 +141,90 @@ def _list_like(answer: str) -> bool:
     return len(items) >= 5 and sum(len(i.split()) <= 3 for i in items) >= 0.7 * len(items)
 
 
+@dataclass(slots=True)
+class _Evidence:
+    strength: float  # 1 = named, 0.5 = only a symptom described
+    first: Match  # the strongest first positive match, quoted in feedback
+    clauses: set[int]  # clauses holding a positive match of that strength
+    asserted: bool  # some match sits in a clause that commits ("it's …", "my bet …", "root cause …")
+    confident: bool  # some match is not hedged
+
+
+_COMMIT = re.compile(
+    r"\b(?:it'?s|it is|its|this is|that'?s|that is|i'?d (?:go|bet|say|call)|my (?:bet|money|call|verdict|answer|"
+    r"diagnosis|read|guess is)|verdict|diagnosis|conclusion|final answer|most likely|root cause|culprit|definitely|"
+    r"clearly|going with|pretty sure|confident|bottom line|tl;?dr|the (?:real|actual) (?:problem|issue|cause)|"
+    r"the problem is|the issue is|what'?s happening|you have|we have|classic|textbook)\b"
+)
+
+
+def _evidence(reply: Reply, rubrics: dict[str, CompiledRubric]) -> dict[str, _Evidence]:
+    """Per signature: how strongly and how often the reply claims it (negated mentions do not count)."""
+    out: dict[str, _Evidence] = {}
+    for sig, comp in rubrics.items():
+        for m in reply.find(comp.signature, naming=True):
+            if not m.positive:
+                continue
+            at = reply.clauses.index(m.clause)
+            asserted = bool(_COMMIT.search(m.clause.text))
+            e = out.get(sig)
+            if e is None or m.phrase.weight > e.strength:
+                out[sig] = _Evidence(m.phrase.weight, m, {at}, asserted, not m.hedged)
+            elif m.phrase.weight == e.strength:
+                e.clauses.add(at)
+                e.asserted = e.asserted or asserted
+                if e.first.hedged and not m.hedged:
+                    e.first = m
+                e.confident = e.confident or not m.hedged
+    return out
+
+
+def _choose(committed: set[str], evidence: dict[str, _Evidence]) -> str | None:
+    """The one signature the reply commits to, if it does: the only one named, the only one asserted, or the one
+    named at least twice as often as any other."""
+    if len(committed) == 1:
+        return next(iter(committed))
+    if not committed:
+        return None
+    asserted = [s for s in committed if evidence[s].asserted and evidence[s].confident]
+    if len(asserted) == 1:
+        return asserted[0]
+    ranked = sorted(committed, key=lambda s: len(evidence[s].clauses), reverse=True)
+    top, second = len(evidence[ranked[0]].clauses), len(evidence[ranked[1]].clauses)
+    if top >= 2 and top >= 2 * second:
+        return ranked[0]
+    return None
+
+
 def _signature_part(
     signature: str,
     twin: str | None,
     tell: str,
     hint: str,
     committed: set[str],
-    first_match: dict[str, Match],
+    named: str | None,
+    evidence: dict[str, _Evidence],
     hedged: bool,
 ) -> PartResult:
-    if signature in committed:
-        quote = first_match[signature].quote()
-        if len(committed) > 1:
-            others = ", ".join(sorted(committed - {signature}))
-            if hedged:
-                return PartResult(0.0, quote, hint, f"hedged between this and {others} without committing")
-            return PartResult(0.5, quote, hint, f"also named {others}; commit to one")
-        if first_match[signature].hedged:
-            return PartResult(0.5, quote, hint, "hedged")
-        return PartResult(1.0, quote, hint)
+    if named == signature:
+        e = evidence[signature]
+        if not e.confident:
+            return PartResult(0.5, e.first.quote(), hint, "hedged")
+        return PartResult(1.0, e.first.quote(), hint)
+    if named is None and signature in committed:
+        quote = evidence[signature].first.quote()
+        others = ", ".join(sorted(committed - {signature}))
+        if hedged:
+            return PartResult(0.0, quote, hint, f"hedged between this and {others} without committing")
+        return PartResult(0.5, quote, hint, f"also named {others}; commit to one")
+    if twin is not None and named == twin:
+        return PartResult(0.0, evidence[twin].first.quote(), hint, f"that is the twin — {tell}")
+    if named is not None:
+        return PartResult(0.0, evidence[named].first.quote(), hint, "a different signature")
     if twin is not None and twin in committed:
-        return PartResult(0.0, first_match[twin].quote(), hint, f"that is the twin — {tell}")
+        return PartResult(0.0, evidence[twin].first.quote(), hint, f"that is the twin — {tell}")
     if committed:
-        return PartResult(0.0, first_match[next(iter(sorted(committed)))].quote(), hint, "a different signature")
+        return PartResult(0.0, evidence[sorted(committed)[0]].first.quote(), hint, "a different signature")
     return PartResult(0.0, None, hint)
 
 

@@ -23,6 +23,7 @@ def _stem(word: str) -> str:
     return str(stemmer.stemWord(word))
 
 
+_STRAY_POSSESSIVE = re.compile(r"(?<=\s)'s\b")  # "each rank's" → "multirank 's" → "multirank"
 _LOCK = threading.Lock()
 _FOLDS: list[tuple[tuple[re.Pattern[str], str], ...]] = []
 # "rank3", "gpu#5", "node-7" → "rank 3": the number is its own token.
@@ -155,7 +156,7 @@ def fold(piece: str) -> str:
     text = _NUMBERED.sub(r"\1 \2", piece.lower())
     for pattern, repl in _compounds():
         text = pattern.sub(repl, text)
-    return text
+    return _STRAY_POSSESSIVE.sub(" ", text)
 
 
 def _lower_same_length(text: str) -> str:
