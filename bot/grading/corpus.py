@@ -95,7 +95,7 @@ def evaluate(rows: Sequence[dict[str, Any]], *, keep_misses: bool = False) -> Fi
                 exact[part] += 1
             elif keep_misses:
                 figures.misses.append(
-                    f"{r['signature']}/{part}: want {want:g} got {got[part]:g} [{r.get('note', '')}] {r['answer']}"
+                    f"{r['signature']}/{part}: want {want:g} got {got[part]:g} [{r.get('note', '')}] " + r["answer"].replace("\n", " ⏎ ")
                 )
         if str(r.get("note", "")).startswith("stuffing"):
             figures.stuffing_rows += 1

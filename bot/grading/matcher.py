@@ -16,6 +16,7 @@ from .text import Clause, Token, canonical, clauses, clean
 
 FUZZY_MIN_LEN = 5  # typo tolerance only for longer words: acronyms (AR, DL, PP, ITL) must match exactly
 FUZZY_CUTOFF = 80.0
+FUZZY_CUTOFF_SHORT = 85.0  # 5–6 letter words: one slip at most
 WINDOW_SLACK = 4  # a k-word phrase may spread over k + 4 words (stop words count), in any order
 MULTI_GAP = 3  # the words of a multi-word concept term sit at most 2 stop words apart
 
@@ -206,6 +207,19 @@ def engine() -> Engine:
     return _ENGINE[0]
 
 
+def clear_caches() -> None:
+    """Back to a cold start (for tests and benchmarks): the next grade recompiles everything."""
+    from . import rubric, text, vocabulary
+
+    with _LOCK:
+        _ENGINE.clear()
+        _correct.cache_clear()
+        text.canonical.cache_clear()
+        text.reset()
+        rubric.reset()
+        vocabulary.reset()
+
+
 def compiled() -> dict[str, CompiledRubric]:
     return engine().rubrics
 
@@ -239,12 +253,18 @@ def _build() -> Engine:
 
 @lru_cache(maxsize=65536)
 def _correct(stem: str, word: str) -> str:
-    """A misspelt word (5+ letters) becomes the rubric word it is closest to; short words must be exact."""
+    """A misspelt word (5+ letters) becomes the rubric word it is closest to; short words must be exact.
+
+    A typo keeps the first letter and about the length ("allredcue", "bandwith"); without that rule ordinary words
+    drift into rubric words ("thing" → "nothing", "stage" → "stall")."""
     eng = engine()
     if stem in eng.stems or len(word) < FUZZY_MIN_LEN or any(ch.isdigit() for ch in word):
         return stem
-    best = process.extractOne(word, eng.words, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
-    return eng.word_stem[best[0]] if best else stem
+    cutoff = FUZZY_CUTOFF if len(word) >= 7 else FUZZY_CUTOFF_SHORT
+    for candidate, score, _ in process.extract(word, eng.words, scorer=fuzz.ratio, score_cutoff=cutoff, limit=5):
+        if candidate[0] == word[0] and abs(len(candidate) - len(word)) <= 2:
+            return eng.word_stem[candidate]
+    return stem
 
 
 @dataclass(slots=True)

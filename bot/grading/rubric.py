@@ -96,3 +96,9 @@ def load_rubrics() -> dict[str, Rubric]:
                 rubrics[sig] = rubric
             _LOADED.append(rubrics)
     return _LOADED[0]
+
+
+def reset() -> None:
+    """Forget what was loaded (see matcher.clear_caches)."""
+    with _LOCK:
+        _LOADED.clear()

@@ -20,6 +20,7 @@ from .text import Quantity, quantities
 MAX_ANSWER_CHARS = 4000  # longer replies are graded on their first 4,000 characters, and told so
 NUMBER_BONUS = 0.05  # per stated figure within tolerance of this scenario's own, at most two
 CONSISTENT_ARITHMETIC_BONUS = 0.05
+STUFFED_SIGNATURES = 6  # naming this many signatures is a list even when one of them is named most
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,12 +96,13 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
     fix_signatures = {s for s, comp in rubrics.items() if any(m.positive for m in reply.find(comp.fix))}
 
     named_any = strong | weak
+    named = _choose(committed, evidence)
+    # A list of diagnoses with no clear favourite is stuffing; a long answer that weighs several and lands on one
+    # is not.
     stuffing = (
-        len(strong) >= 3
-        or len(named_any) >= 4
-        or len(fix_signatures) >= 4
+        len(strong) >= 3 or len(named_any) >= 4 or len(fix_signatures) >= 4
         or (len(named_any) >= 2 and (len(fix_signatures) >= 3 or _list_like(answer)))
-    )
+    ) and (named is None or _list_like(answer) or len(strong) >= STUFFED_SIGNATURES)
     if stuffing:
         notes.append("Reads as a list of several diagnoses; commit to one and say why.")
         zero = (
@@ -110,7 +112,6 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
         )
         return Grade(signature, *zero, 0.0, None, 0.0, tuple(notes))
 
-    named = _choose(committed, evidence)
     sig_part = _signature_part(signature, rubric.twin, rubric.tell, rubric.signature.hint, committed, named,
                                evidence, reply.hedged)
     meas_part = _plain_part(reply.find(target.measurement), rubric.measurement.hint)
@@ -146,7 +147,7 @@ class _Evidence:
     strength: float  # 1 = named, 0.5 = only a symptom described
     first: Match  # the strongest first positive match, quoted in feedback
     clauses: set[int]  # clauses holding a positive match of that strength
-    asserted: bool  # some match sits in a clause that commits ("it's …", "my bet …", "root cause …")
+    asserted_in: set[int]  # clauses that name it and commit ("it's …", "my bet …", "root cause …")
     confident: bool  # some match is not hedged
 
 
@@ -169,10 +170,11 @@ def _evidence(reply: Reply, rubrics: dict[str, CompiledRubric]) -> dict[str, _Ev
             asserted = bool(_COMMIT.search(m.clause.text))
             e = out.get(sig)
             if e is None or m.phrase.weight > e.strength:
-                out[sig] = _Evidence(m.phrase.weight, m, {at}, asserted, not m.hedged)
+                out[sig] = _Evidence(m.phrase.weight, m, {at}, {at} if asserted else set(), not m.hedged)
             elif m.phrase.weight == e.strength:
                 e.clauses.add(at)
-                e.asserted = e.asserted or asserted
+                if asserted and not m.hedged:
+                    e.asserted_in.add(at)
                 if e.first.hedged and not m.hedged:
                     e.first = m
                 e.confident = e.confident or not m.hedged
@@ -180,18 +182,16 @@ def _evidence(reply: Reply, rubrics: dict[str, CompiledRubric]) -> dict[str, _Ev
 
 
 def _choose(committed: set[str], evidence: dict[str, _Evidence]) -> str | None:
-    """The one signature the reply commits to, if it does: the only one named, the only one asserted, or the one
-    named at least twice as often as any other."""
+    """The one signature the reply commits to, if it does: the only one named, or the one with clearly the most
+    support (clauses that name it, counting double where the clause commits: "it's …", "my bet …")."""
     if len(committed) == 1:
         return next(iter(committed))
     if not committed:
         return None
-    asserted = [s for s in committed if evidence[s].asserted and evidence[s].confident]
-    if len(asserted) == 1:
-        return asserted[0]
-    ranked = sorted(committed, key=lambda s: len(evidence[s].clauses), reverse=True)
-    top, second = len(evidence[ranked[0]].clauses), len(evidence[ranked[1]].clauses)
-    if top >= 2 and top >= 2 * second:
+    support = {s: len(evidence[s].clauses) + len(evidence[s].asserted_in) for s in committed}
+    ranked = sorted(committed, key=lambda s: support[s], reverse=True)
+    top, second = support[ranked[0]], support[ranked[1]]
+    if top >= second + 2 or (top > second and top >= 1.5 * second):
         return ranked[0]
     return None
 

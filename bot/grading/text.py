@@ -235,3 +235,9 @@ def quantities(text: str) -> list[Quantity]:
         }.get(unit, unit)
         out.append(Quantity(value, unit, m.group(0)))
     return out
+
+
+def reset() -> None:
+    """Forget what was loaded (see matcher.clear_caches)."""
+    with _LOCK:
+        _FOLDS.clear()

@@ -91,3 +91,9 @@ def vocabulary() -> Vocabulary:
             text = (resources.files(__package__) / "vocabulary.toml").read_text(encoding="utf-8")
             _LOADED.append(parse_vocabulary(text))
     return _LOADED[0]
+
+
+def reset() -> None:
+    """Forget what was loaded (see matcher.clear_caches)."""
+    with _LOCK:
+        _LOADED.clear()

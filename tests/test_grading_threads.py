@@ -1,0 +1,69 @@
+"""Concurrent grading equals serial grading, from a cold start (nothing compiled, no stems cached)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.grading import grade
+from bot.grading.corpus import load_rows
+from bot.grading.matcher import clear_caches
+
+THREADS = 16
+OLD_SET = Path(__file__).parent / "data" / "replies.jsonl"
+
+
+def _replies() -> list[tuple[str, str]]:
+    rows = load_rows()
+    rows += [json.loads(line) for line in OLD_SET.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [(r["signature"], r["answer"]) for r in rows]
+
+
+@pytest.fixture
+def fast_switching() -> Iterator[None]:
+    """Switch threads every microsecond so unsafe shared state is hit, not just possible."""
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    yield
+    sys.setswitchinterval(before)
+
+
+def test_sixteen_threads_on_a_cold_cache_grade_exactly_like_one(fast_switching: None) -> None:
+    replies = _replies()
+    clear_caches()
+    serial = [grade(sig, answer).as_dict() for sig, answer in replies]
+
+    clear_caches()  # cold again: the threads race to compile the rubrics and fill every cache
+    start = threading.Barrier(THREADS)
+    results: list[list[dict[str, object]] | None] = [None] * THREADS
+    errors: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            start.wait()
+            # Every thread grades every reply, each starting at a different place, so the same words are being
+            # stemmed and corrected by several threads at once.
+            shift = k * len(replies) // THREADS
+            order = list(range(shift, len(replies))) + list(range(shift))
+            out: list[dict[str, object] | None] = [None] * len(replies)
+            for i in order:
+                out[i] = grade(*replies[i]).as_dict()
+            results[k] = [o for o in out if o is not None]
+        except BaseException as exc:  # noqa: BLE001 - any exception in a thread is the failure
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(THREADS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[:3]
+    for k, got in enumerate(results):
+        assert got is not None and len(got) == len(serial)
+        diffs = [i for i, (a, b) in enumerate(zip(got, serial, strict=True)) if a != b]
+        assert not diffs, f"thread {k}: {len(diffs)} results differ from serial, first: {replies[diffs[0]]}"
