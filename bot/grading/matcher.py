@@ -46,6 +46,26 @@ _HEDGE = re.compile(
 )
 
 
+# Offering two or more possibilities in one breath ("either X or Y", "could be X, could be Y", "can't tell").
+_ALTERNATIVE = re.compile(
+    r"\beither\b|\b(?:could|might|may) (?:also )?be\b[^.;]{0,80}\bor\b|\bor\b[^.;]{0,80}\b(?:could|might|may) (?:also )?be\b"
+    r"|\b(?:can'?t|cannot|hard to|too early to) (?:tell|say|decide|distinguish)\b|\bone of (?:the|those|these)\b"
+    r"|\b(?:not sure|unsure) (?:if|whether|which)\b|\bdepends (?:on )?which\b|\bor\b[^.;]{0,60}\?\s*$|\bwhich is it\b"
+    # a condition: "if it's X, do A" offers X as one branch
+    r"|^\W*(?:if|when|unless|whether|assuming|in case)\b|\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b"
+)
+# The reply says outright that it does not commit.
+_UNDECIDED = re.compile(
+    r"\b(?:before i commit|(?:not|won'?t|can'?t|don'?t want to) (?:commit|decide|choose|pick)|which is it|"
+    r"one of those two|one of the two|either way|could go either way|no way to tell|50/50|coin ?flip)\b"
+)
+# A diagnosis named as the object of a measurement ("count the cudaStreamSynchronize calls") is not a claim.
+_MEASURE_CONTEXT_BEFORE = re.compile(
+    r"\b(?:count|counting|grep|look for|looking for|search for|check for|find|above each|measure|plot|correlate"
+    r"|how many|number of)\b[^.;]{0,20}$"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Phrase:
     text: str
@@ -62,6 +82,7 @@ class Match:
     positive: bool
     hedged: bool
     words: tuple[str, ...] = ()  # the reply's words that matched, as written
+    alternative: bool = False  # in a clause that offers it as one of several possibilities
 
     def quote(self) -> str:
         """The part of the clause that earned it, as written (the comma-separated piece holding the match)."""
@@ -273,6 +294,7 @@ class Reply:
     clauses: list[Clause]
     index: list[dict[str, list[int]]]  # per clause: word → positions
     hedged: bool
+    undecided: bool = False  # says it will not commit: every mention is one possibility among several
 
     @classmethod
     def parse(cls, raw: str) -> Reply:
@@ -289,7 +311,7 @@ class Reply:
             concepts.mark(tokens, positions)
             index.append(positions)
         low = cleaned.lower()
-        return cls(low, fixed, index, bool(_HEDGE.search(low)))
+        return cls(low, fixed, index, bool(_HEDGE.search(low)), bool(_UNDECIDED.search(low)))
 
     def find(self, phrases: PhraseSet, *, naming: bool = False) -> list[Match]:
         """Every phrase found, with its polarity. With `naming`, mentions inside a fix do not count."""
@@ -309,10 +331,12 @@ class Reply:
                 negated = bool(_NEGATION_BEFORE.search(before)) or bool(_EXONERATED_AFTER.search(after))
                 if _NEGATIONS & set(phrase.tokens) and _NEGATED_PROBLEM_AFTER.search(after):
                     negated = True  # "not an overlap problem" rejects overlap, it does not claim its absence
-                if naming and _FIX_CONTEXT_BEFORE.search(before):
+                if naming and (_FIX_CONTEXT_BEFORE.search(before) or _MEASURE_CONTEXT_BEFORE.search(before)):
                     negated = True
                 words = tuple(clause.tokens[k].word for k in sorted(chosen))
-                found.append(Match(phrase, clause, not negated, bool(_HEDGE.search(clause.text)), words))
+                alternative = self.undecided or bool(_ALTERNATIVE.search(clause.text))
+                hedged = alternative or bool(_HEDGE.search(clause.text))
+                found.append(Match(phrase, clause, not negated, hedged, words, alternative))
         return found
 
 

@@ -149,6 +149,7 @@ class _Evidence:
     clauses: set[int]  # clauses holding a positive match of that strength
     asserted_in: set[int]  # clauses that name it and commit ("it's …", "my bet …", "root cause …")
     confident: bool  # some match is not hedged
+    decided: bool  # some match is not offered as one of several possibilities
 
 
 _COMMIT = re.compile(
@@ -170,7 +171,10 @@ def _evidence(reply: Reply, rubrics: dict[str, CompiledRubric]) -> dict[str, _Ev
             asserted = bool(_COMMIT.search(m.clause.text))
             e = out.get(sig)
             if e is None or m.phrase.weight > e.strength:
-                out[sig] = _Evidence(m.phrase.weight, m, {at}, {at} if asserted else set(), not m.hedged)
+                out[sig] = _Evidence(
+                    m.phrase.weight, m, {at}, {at} if asserted and not m.hedged else set(), not m.hedged,
+                    not m.alternative,
+                )
             elif m.phrase.weight == e.strength:
                 e.clauses.add(at)
                 if asserted and not m.hedged:
@@ -178,6 +182,7 @@ def _evidence(reply: Reply, rubrics: dict[str, CompiledRubric]) -> dict[str, _Ev
                 if e.first.hedged and not m.hedged:
                     e.first = m
                 e.confident = e.confident or not m.hedged
+                e.decided = e.decided or not m.alternative
     return out
 
 
@@ -208,6 +213,8 @@ def _signature_part(
 ) -> PartResult:
     if named == signature:
         e = evidence[signature]
+        if not e.decided:
+            return PartResult(0.0, e.first.quote(), hint, "offered as one of several possibilities; commit to one")
         if not e.confident:
             return PartResult(0.5, e.first.quote(), hint, "hedged")
         return PartResult(1.0, e.first.quote(), hint)
