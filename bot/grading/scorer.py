@@ -20,7 +20,7 @@ from .text import Quantity, quantities
 MAX_ANSWER_CHARS = 4000  # longer replies are graded on their first 4,000 characters, and told so
 NUMBER_BONUS = 0.05  # per stated figure within tolerance of this scenario's own, at most two
 CONSISTENT_ARITHMETIC_BONUS = 0.05
-STUFFED_SIGNATURES = 6  # naming this many signatures is a list even when one of them is named most
+STUFFED_TOPICS = 4  # checks or fixes of this many other signatures, with no diagnosis committed to, is a catalogue
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,15 +94,21 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
     weak = {s for s, e in evidence.items() if e.strength < 1.0}
     committed = strong or weak
     fix_signatures = {s for s, comp in rubrics.items() if any(m.positive for m in reply.find(comp.fix))}
+    measure_signatures = {s for s, comp in rubrics.items() if any(m.positive for m in reply.find(comp.measurement))}
 
     named_any = strong | weak
     named = _choose(committed, evidence)
-    # A list of diagnoses with no clear favourite is stuffing; a long answer that weighs several and lands on one
-    # is not.
-    stuffing = (
-        len(strong) >= 3 or len(named_any) >= 4 or len(fix_signatures) >= 4
-        or (len(named_any) >= 2 and (len(fix_signatures) >= 3 or _list_like(answer)))
-    ) and (named is None or _list_like(answer) or len(strong) >= STUFFED_SIGNATURES)
+    committed_to = named if named is not None and evidence[named].decided and evidence[named].confident else None
+    # Checks and fixes that belong to signatures other than the one the reply commits to.
+    elsewhere = (measure_signatures | fix_signatures) - {committed_to}
+    undecided = sum(1 for e in evidence.values() if not (e.decided and e.confident))
+    # A catalogue of diagnoses, checks and fixes with no committed favourite is stuffing; a long answer that weighs
+    # several and lands on one is not.
+    stuffing = committed_to is None and (
+        len(elsewhere) >= STUFFED_TOPICS
+        or (len(elsewhere) >= STUFFED_TOPICS - 1 and (len(named_any) >= 3 or undecided >= 1))
+        or (len(named_any) >= 2 and _list_like(answer))
+    )
     if stuffing:
         notes.append("Reads as a list of several diagnoses; commit to one and say why.")
         zero = (
