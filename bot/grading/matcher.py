@@ -53,6 +53,7 @@ _ALTERNATIVE = re.compile(
     r"|\b(?:not sure|unsure) (?:if|whether|which)\b|\bdepends (?:on )?which\b|\bor\b[^.;]{0,60}\?\s*$|\bwhich is it\b"
     # a condition: "if it's X, do A" offers X as one branch
     r"|^\W*(?:if|when|unless|whether|assuming|in case)\b|\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b"
+    r"|\bor\b[^.;]*\bor\b"  # "X or Y or Z"
 )
 # The reply says outright that it does not commit.
 _UNDECIDED = re.compile(
@@ -83,6 +84,8 @@ class Match:
     hedged: bool
     words: tuple[str, ...] = ()  # the reply's words that matched, as written
     alternative: bool = False  # in a clause that offers it as one of several possibilities
+    at: tuple[int, int] = (0, 0)  # which clause, which first word
+    span: frozenset[int] = frozenset()  # the word indices in the clause that matched
 
     def quote(self) -> str:
         """The part of the clause that earned it, as written (the comma-separated piece holding the match)."""
@@ -317,7 +320,7 @@ class Reply:
         """Every phrase found, with its polarity. With `naming`, mentions inside a fix do not count."""
         found = []
         by_first = phrases.by_first
-        for clause, positions in zip(self.clauses, self.index, strict=True):
+        for number, (clause, positions) in enumerate(zip(self.clauses, self.index, strict=True)):
             candidates = [p for word in positions for p in by_first.get(word, ())]
             for phrase in candidates:
                 if phrase.exclude and any(x in positions for x in phrase.exclude):
@@ -336,7 +339,9 @@ class Reply:
                 words = tuple(clause.tokens[k].word for k in sorted(chosen))
                 alternative = self.undecided or bool(_ALTERNATIVE.search(clause.text))
                 hedged = alternative or bool(_HEDGE.search(clause.text))
-                found.append(Match(phrase, clause, not negated, hedged, words, alternative))
+                found.append(
+                    Match(phrase, clause, not negated, hedged, words, alternative, (number, i), frozenset(chosen))
+                )
         return found
 
 

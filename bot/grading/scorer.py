@@ -90,6 +90,9 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
         return Grade(signature, *empty, 0.0, None, 0.0, tuple(notes))
 
     evidence = _evidence(reply, rubrics)
+    if len(evidence) >= 2:  # several named: the ones named only inside a check or a fix step back
+        claims = _evidence(reply, rubrics, skip_tools=True)
+        evidence = claims or evidence
     strong = {s for s, e in evidence.items() if e.strength >= 1.0}
     weak = {s for s, e in evidence.items() if e.strength < 1.0}
     committed = strong or weak
@@ -166,14 +169,19 @@ _COMMIT = re.compile(
 )
 
 
-def _evidence(reply: Reply, rubrics: dict[str, CompiledRubric]) -> dict[str, _Evidence]:
-    """Per signature: how strongly and how often the reply claims it (negated mentions do not count)."""
+def _evidence(reply: Reply, rubrics: dict[str, CompiledRubric], *, skip_tools: bool = False) -> dict[str, _Evidence]:
+    """Per signature: how strongly and how often the reply claims it (negated mentions do not count). With
+    `skip_tools`, words that only name one of its checks or fixes do not count as naming it."""
     out: dict[str, _Evidence] = {}
     for sig, comp in rubrics.items():
+        # Words that name this signature's check or fix ("bubble fraction", "interleaved 1F1B") are not a diagnosis.
+        tools: dict[int, set[int]] = {}
+        for m in (*reply.find(comp.measurement), *reply.find(comp.fix)):
+            tools.setdefault(m.at[0], set()).update(m.span)
         for m in reply.find(comp.signature, naming=True):
-            if not m.positive:
+            if not m.positive or (skip_tools and m.span <= tools.get(m.at[0], set())):
                 continue
-            at = reply.clauses.index(m.clause)
+            at = m.at[0]
             asserted = bool(_COMMIT.search(m.clause.text))
             e = out.get(sig)
             if e is None or m.phrase.weight > e.strength:
