@@ -20,6 +20,7 @@ from .text import Quantity, quantities
 MAX_ANSWER_CHARS = 4000  # longer replies are graded on their first 4,000 characters, and told so
 NUMBER_BONUS = 0.05  # per stated figure within tolerance of this scenario's own, at most two
 CONSISTENT_ARITHMETIC_BONUS = 0.05
+WORDS_PER_TOPIC = 30  # a catalogue is dense; a long answer that weighs the same topics in depth is not one
 STUFFED_TOPICS = 4  # checks or fixes of this many other signatures, with no diagnosis committed to, is a catalogue
 
 
@@ -111,7 +112,7 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
         len(elsewhere) >= STUFFED_TOPICS
         or (len(elsewhere) >= STUFFED_TOPICS - 1 and (len(named_any) >= 3 or undecided >= 1))
         or (len(named_any) >= 2 and _list_like(answer))
-    )
+    ) and len(answer.split()) <= WORDS_PER_TOPIC * max(len(elsewhere), len(named_any))
     if stuffing:
         notes.append("Reads as a list of several diagnoses; commit to one and say why.")
         zero = (
@@ -163,9 +164,11 @@ class _Evidence:
 
 _COMMIT = re.compile(
     r"\b(?:it'?s|it is|its|this is|that'?s|that is|i'?d (?:go|bet|say|call)|my (?:bet|money|call|verdict|answer|"
-    r"diagnosis|read|guess is)|verdict|diagnosis|conclusion|final answer|most likely|root cause|culprit|definitely|"
-    r"clearly|going with|pretty sure|confident|bottom line|tl;?dr|the (?:real|actual) (?:problem|issue|cause)|"
-    r"the problem is|the issue is|what'?s happening|you have|we have|classic|textbook)\b"
+    r"diagnosis|read|guess is|leading hypothesis|pick|vote)|verdict|diagnosis|conclusion|final answer|most likely|"
+    r"root cause|culprit|definitely|clearly|going with|go with|pretty sure|confident|bottom line|tl;?dr|"
+    r"the (?:real|actual) (?:problem|issue|cause)|the problem is|the issue is|what'?s happening|you have|we have|"
+    r"classic|textbook|(?:put|bet) (?:my|the) money|i lean|leaning|points? to|convinced|must be|has to be|"
+    r"so the answer|the answer is|i'?m calling|call it|confirms?|diagnos\w+)\b"
 )
 
 
@@ -207,7 +210,7 @@ def _choose(committed: set[str], evidence: dict[str, _Evidence]) -> str | None:
         return next(iter(committed))
     if not committed:
         return None
-    support = {s: len(evidence[s].clauses) + len(evidence[s].asserted_in) for s in committed}
+    support = {s: len(evidence[s].clauses) + 2 * len(evidence[s].asserted_in) for s in committed}
     ranked = sorted(committed, key=lambda s: support[s], reverse=True)
     top, second = support[ranked[0]], support[ranked[1]]
     if top >= second + 2 or (top > second and top >= 1.5 * second):
