@@ -176,7 +176,7 @@ class ConceptIndex:
     def mark(self, tokens: tuple[Token, ...], positions: dict[str, list[int]]) -> None:
         """Add each concept a clause expresses to its word → positions index, at the term's first word."""
         for i, t in enumerate(tokens):
-            if t.stem.isdigit():
+            if t.stem[:1].isdigit():  # "3", "80ms", "2.6gb"
                 positions.setdefault("@number", []).append(i)
             for key in self.single.get(t.stem, ()):
                 positions.setdefault(key, []).append(i)
