@@ -42,7 +42,13 @@ _NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|i
 _NEGATIONS = frozenset({"not", "no"})
 _HEDGE = re.compile(
     r"\b(?:not sure|unsure|no idea|maybe|might be|could be|possibly|perhaps|hard to (?:say|tell)|can'?t tell|"
-    r"i guess|guessing|50/50|50-50|coin ?flip|one of|some kind of)\b|\beither\b.{0,80}\bor\b|\?\s*$"
+    r"i guess|guessing|50/50|50-50|coin ?flip|one of|some kind of)\b|\beither\b.{0,80}\bor\b|\?\s*$|🤔|🤷"
+)
+# Further marks of a tentative diagnosis (they do not make a check or a fix tentative).
+_TENTATIVE = re.compile(
+    r"\b(?:i think|i suspect|suspect|i'?d guess|probably|my guess|afaict|i believe|idk|(?:want|like) to confirm|"
+    r"to be sure|before (?:saying|committing)|haven'?t (?:verified|checked|confirmed)|not verified|hold it loosely|"
+    r"i'?m not certain|might|may be)\b"
 )
 
 
@@ -339,6 +345,8 @@ class Reply:
                 words = tuple(clause.tokens[k].word for k in sorted(chosen))
                 alternative = self.undecided or bool(_ALTERNATIVE.search(clause.text))
                 hedged = alternative or bool(_HEDGE.search(clause.text))
+                if naming and not hedged:
+                    hedged = bool(_TENTATIVE.search(clause.text))
                 found.append(
                     Match(phrase, clause, not negated, hedged, words, alternative, (number, i), frozenset(chosen))
                 )

@@ -105,7 +105,7 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
     committed_to = named if named is not None and evidence[named].decided and evidence[named].confident else None
     # Checks and fixes that belong to signatures other than the one the reply commits to.
     elsewhere = (measure_signatures | fix_signatures) - {committed_to}
-    undecided = sum(1 for e in evidence.values() if not (e.decided and e.confident))
+    undecided = sum(1 for e in evidence.values() if not e.decided)
     # A catalogue of diagnoses, checks and fixes with no committed favourite is stuffing; a long answer that weighs
     # several and lands on one is not.
     stuffing = committed_to is None and (
@@ -158,8 +158,9 @@ class _Evidence:
     first: Match  # the strongest first positive match, quoted in feedback
     clauses: set[int]  # clauses holding a positive match of that strength
     asserted_in: set[int]  # clauses that name it and commit ("it's …", "my bet …", "root cause …")
-    confident: bool  # some match is not hedged
+    confident: bool  # never hedged, or asserted outright somewhere ("it's …" without a "maybe")
     decided: bool  # some match is not offered as one of several possibilities
+    first_at: int  # the first clause that names it
 
 
 _COMMIT = re.compile(
@@ -190,15 +191,16 @@ def _evidence(reply: Reply, rubrics: dict[str, CompiledRubric], *, skip_tools: b
             if e is None or m.phrase.weight > e.strength:
                 out[sig] = _Evidence(
                     m.phrase.weight, m, {at}, {at} if asserted and not m.hedged else set(), not m.hedged,
-                    not m.alternative,
+                    not m.alternative, at if e is None else min(at, e.first_at),
                 )
             elif m.phrase.weight == e.strength:
                 e.clauses.add(at)
+                e.first_at = min(e.first_at, at)
                 if asserted and not m.hedged:
                     e.asserted_in.add(at)
                 if e.first.hedged and not m.hedged:
                     e.first = m
-                e.confident = e.confident or not m.hedged
+                e.confident = bool(e.asserted_in) or (e.confident and not m.hedged)
                 e.decided = e.decided or not m.alternative
     return out
 
@@ -240,6 +242,9 @@ def _signature_part(
         others = ", ".join(sorted(committed - {signature}))
         if hedged:
             return PartResult(0.0, quote, hint, f"hedged between this and {others} without committing")
+        if all(evidence[signature].first_at < evidence[s].first_at for s in committed - {signature}):
+            # Level support and no hedge: the reply leads with its diagnosis; later mentions are side remarks.
+            return PartResult(1.0, quote, hint, f"also mentions {others}")
         return PartResult(0.5, quote, hint, f"also named {others}; commit to one")
     if twin is not None and named == twin:
         return PartResult(0.0, evidence[twin].first.quote(), hint, f"that is the twin — {tell}")
