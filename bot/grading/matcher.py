@@ -59,7 +59,7 @@ _ALTERNATIVE = re.compile(
     r"|\b(?:not sure|unsure) (?:if|whether|which)\b|\bdepends (?:on )?which\b|\bor\b[^.;]{0,60}\?\s*$|\bwhich is it\b"
     # a condition: "if it's X, do A" offers X as one branch
     r"|^\W*(?:if|when|unless|whether|assuming|in case)\b|\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b"
-    r"|\bor\b[^.;]*\bor\b"  # "X or Y or Z"
+    r"|\bor\b[^.;]*\bor\b|\w(?:,\s*[\w./()-]+){2,},?\s+or\s+\w"  # "X or Y or Z", "X, Y, Z or W"
 )
 # The reply says outright that it does not commit.
 _UNDECIDED = re.compile(

@@ -112,6 +112,11 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
         len(elsewhere) >= STUFFED_TOPICS
         or (len(elsewhere) >= STUFFED_TOPICS - 1 and (len(named_any) >= 3 or undecided >= 1))
         or (len(named_any) >= 2 and _list_like(answer))
+        or (
+            len(elsewhere) + len(named_any) >= 3
+            and (len(named_any) != 1 or undecided >= 1)
+            and _longest_enumeration(answer) >= ENUMERATION
+        )
     ) and len(answer.split()) <= WORDS_PER_TOPIC * max(len(elsewhere), len(named_any))
     if stuffing:
         notes.append("Reads as a list of several diagnoses; commit to one and say why.")
@@ -137,6 +142,16 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
         bonus = _number_bonus(quantities(answer), figures, rubric.quantities, notes)
     score = round(min(1.0, earned + bonus), 4)
     return Grade(signature, sig_part, meas_part, fix_part, score, named, bonus, tuple(notes))
+
+
+_SENTENCE = re.compile(r"[.;:!?\n]+(?:\s|$)|\s[-–—]+\s")
+_ITEM_SEPARATOR = re.compile(r",(?!\d{3})|\s/\s|(?<=[a-z_)])/(?=[a-z])|\s+or\s+")
+ENUMERATION = 4  # "X, Y, Z or W": a sentence of this many items is a list
+
+
+def _longest_enumeration(answer: str) -> int:
+    """The most items any one sentence lists (separated by commas, slashes, "or", "and")."""
+    return max((len(_ITEM_SEPARATOR.split(s)) for s in _SENTENCE.split(answer.lower())), default=0)
 
 
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+", re.MULTILINE)
