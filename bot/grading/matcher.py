@@ -182,8 +182,10 @@ class ConceptIndex:
     def mark(self, tokens: tuple[Token, ...], positions: dict[str, list[int]]) -> None:
         """Add each concept a clause expresses to its word → positions index, at the term's first word."""
         for i, t in enumerate(tokens):
-            if t.stem[:1].isdigit():  # "3", "80ms", "2.6gb"
-                positions.setdefault("@number", []).append(i)
+            if t.stem[:1].isdigit():  # {quantity}: "3", "80ms", "2.6gb"; {number}: a bare "3"
+                positions.setdefault("@quantity", []).append(i)
+                if t.stem.isdigit():
+                    positions.setdefault("@number", []).append(i)
             for key in self.single.get(t.stem, ()):
                 positions.setdefault(key, []).append(i)
             for rest, key in self.multi.get(t.stem, ()):

@@ -14,7 +14,7 @@ from ..scenarios.ids import SIGNATURE_IDS
 from .vocabulary import vocabulary
 
 CONCEPT_REF = re.compile(r"\{([a-z][a-z0-9_]*)\}")
-BUILT_IN_CONCEPTS = frozenset({"number"})  # {number}: any written number ("rank 3", "gpu 5")
+BUILT_IN_CONCEPTS = frozenset({"number", "quantity"})  # {number}: "rank 3"; {quantity}: "80ms", "2.6GB", "3"
 
 PART_WEIGHTS = {"signature": 0.5, "measurement": 0.25, "fix": 0.25}
 

@@ -108,7 +108,8 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
     undecided = sum(1 for e in evidence.values() if not e.decided)
     # A catalogue of diagnoses, checks and fixes with no committed favourite is stuffing; a long answer that weighs
     # several and lands on one is not.
-    stuffing = committed_to is None and (
+    topics = named_any | measure_signatures | fix_signatures
+    stuffing = committed_to is None and len(topics) >= 3 and (
         len(elsewhere) >= STUFFED_TOPICS
         or (len(elsewhere) >= STUFFED_TOPICS - 1 and (len(named_any) >= 3 or undecided >= 1))
         or (len(named_any) >= 2 and _list_like(answer))
