@@ -38,6 +38,7 @@ _FIX_CONTEXT_BEFORE = re.compile(
     r"|fix|fixing|fixed)"
     r"\b[^.;]{0,30}$"
 )
+_NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
 _NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|it)\b")
 _NEGATIONS = frozenset({"not", "no"})
 _HEDGE = re.compile(
@@ -340,6 +341,10 @@ class Reply:
                 before = clause.text[: clause.tokens[i].start]
                 after = clause.text[clause.tokens[j].end :]
                 negated = bool(_NEGATION_BEFORE.search(before)) or bool(_EXONERATED_AFTER.search(after))
+                if not _NEGATIONS & set(phrase.tokens) and _NEGATION_INSIDE.search(
+                    clause.text[clause.tokens[i].start : clause.tokens[j].end]
+                ):
+                    negated = True  # "the all-reduce is not overlapped" does not say "overlap the all-reduce"
                 if _NEGATIONS & set(phrase.tokens) and _NEGATED_PROBLEM_AFTER.search(after):
                     negated = True  # "not an overlap problem" rejects overlap, it does not claim its absence
                 if naming and (_FIX_CONTEXT_BEFORE.search(before) or _MEASURE_CONTEXT_BEFORE.search(before)):
