@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import itertools
 import threading
 from functools import lru_cache
@@ -224,6 +224,8 @@ class Engine:
     stems: frozenset[str]  # every stem a rubric or concept can match
     words: tuple[str, ...]  # every rubric or concept word as written (5+ letters), for typo matching
     word_stem: dict[str, str]
+    parts: tuple[tuple[PhraseSet, bool], ...] = ()  # every rubric part, and whether it names a signature
+    by_first: dict[str, tuple[tuple[int, Phrase], ...]] = field(default_factory=dict)  # first token → (part, rule)
 
 
 _LOCK = threading.Lock()
@@ -281,7 +283,17 @@ def _build() -> Engine:
                     for t in cl.tokens:
                         if len(t.word) >= FUZZY_MIN_LEN:
                             words.setdefault(t.word, t.stem)
-    return Engine(rubrics, concepts, frozenset(stems), tuple(words), words)
+    parts: list[tuple[PhraseSet, bool]] = []
+    for c in rubrics.values():
+        parts += [(c.signature, True), (c.measurement, False), (c.fix, False), (c.wrong_fix, False)]
+    by_first: dict[str, list[tuple[int, Phrase]]] = {}
+    for number, (phrases, _naming) in enumerate(parts):
+        for p in phrases:
+            by_first.setdefault(p.tokens[0], []).append((number, p))
+    return Engine(
+        rubrics, concepts, frozenset(stems), tuple(words), words, tuple(parts),
+        {k: tuple(v) for k, v in by_first.items()},
+    )
 
 
 @lru_cache(maxsize=65536)
@@ -307,6 +319,8 @@ class Reply:
     index: list[dict[str, list[int]]]  # per clause: word → positions
     hedged: bool
     undecided: bool = False  # says it will not commit: every mention is one possibility among several
+    found: dict[tuple[int, bool], list[Match]] = field(default_factory=dict)  # find() results, per rubric part
+    memo: dict[tuple[object, ...], object] = field(default_factory=dict)  # per-clause regex results
 
     @classmethod
     def parse(cls, raw: str) -> Reply:
@@ -326,38 +340,85 @@ class Reply:
         return cls(low, fixed, index, bool(_HEDGE.search(low)), bool(_UNDECIDED.search(low)))
 
     def find(self, phrases: PhraseSet, *, naming: bool = False) -> list[Match]:
-        """Every phrase found, with its polarity. With `naming`, mentions inside a fix do not count."""
+        """Every phrase found, with its polarity. With `naming`, mentions inside a fix or a check do not count.
+
+        The first call matches every rubric part of the engine in one pass over the reply; later calls read it."""
+        if not self.found:
+            self._find_all()
+        found = self.found.get((id(phrases), naming))
+        if found is None:
+            found = self.found[(id(phrases), naming)] = self._find(phrases, naming)
+        return found
+
+    def _find_all(self) -> None:
+        eng = engine()
+        results: list[list[Match]] = [[] for _ in eng.parts]
+        located: dict[tuple[int, tuple[str, ...], bool], tuple[int, ...] | None] = {}
+        for number, (clause, positions) in enumerate(zip(self.clauses, self.index, strict=True)):
+            for word in positions.keys() & eng.by_first.keys():
+                for part, phrase in eng.by_first[word]:
+                    if phrase.exclude and any(x in positions for x in phrase.exclude):
+                        continue
+                    key = (number, phrase.tokens, phrase.ordered)
+                    if key in located:
+                        chosen = located[key]
+                    else:
+                        chosen = located[key] = _locate(phrase.tokens, positions, clause.tokens, phrase.ordered)
+                    if chosen is not None:
+                        results[part].append(self._match(number, clause, phrase, chosen, eng.parts[part][1]))
+        for (phrases, naming), found in zip(eng.parts, results, strict=True):
+            self.found[(id(phrases), naming)] = found
+
+    def _find(self, phrases: PhraseSet, naming: bool) -> list[Match]:
         found = []
         by_first = phrases.by_first
         for number, (clause, positions) in enumerate(zip(self.clauses, self.index, strict=True)):
-            candidates = [p for word in positions for p in by_first.get(word, ())]
-            for phrase in candidates:
-                if phrase.exclude and any(x in positions for x in phrase.exclude):
-                    continue
-                chosen = _locate(phrase.tokens, positions, clause.tokens, phrase.ordered)
-                if chosen is None:
-                    continue
-                i, j = min(chosen), max(chosen)
-                before = clause.text[: clause.tokens[i].start]
-                after = clause.text[clause.tokens[j].end :]
-                negated = bool(_NEGATION_BEFORE.search(before)) or bool(_EXONERATED_AFTER.search(after))
-                if not _NEGATIONS & set(phrase.tokens) and _NEGATION_INSIDE.search(
-                    clause.text[clause.tokens[i].start : clause.tokens[j].end]
-                ):
-                    negated = True  # "the all-reduce is not overlapped" does not say "overlap the all-reduce"
-                if _NEGATIONS & set(phrase.tokens) and _NEGATED_PROBLEM_AFTER.search(after):
-                    negated = True  # "not an overlap problem" rejects overlap, it does not claim its absence
-                if naming and (_FIX_CONTEXT_BEFORE.search(before) or _MEASURE_CONTEXT_BEFORE.search(before)):
-                    negated = True
-                words = tuple(clause.tokens[k].word for k in sorted(chosen))
-                alternative = self.undecided or bool(_ALTERNATIVE.search(clause.text))
-                hedged = alternative or bool(_HEDGE.search(clause.text))
-                if naming and not hedged:
-                    hedged = bool(_TENTATIVE.search(clause.text))
-                found.append(
-                    Match(phrase, clause, not negated, hedged, words, alternative, (number, i), frozenset(chosen))
-                )
+            for word in positions.keys() & by_first.keys():
+                for phrase in by_first[word]:
+                    if phrase.exclude and any(x in positions for x in phrase.exclude):
+                        continue
+                    chosen = _locate(phrase.tokens, positions, clause.tokens, phrase.ordered)
+                    if chosen is not None:
+                        found.append(self._match(number, clause, phrase, chosen, naming))
         return found
+
+    def _match(self, number: int, clause: Clause, phrase: Phrase, chosen: tuple[int, ...], naming: bool) -> Match:
+        i, j = min(chosen), max(chosen)
+        start, end = clause.tokens[i].start, clause.tokens[j].end
+        memo = self.memo
+        negated = memo.get(("neg", number, start, end))
+        if negated is None:
+            negated = memo[("neg", number, start, end)] = bool(
+                _NEGATION_BEFORE.search(clause.text[:start]) or _EXONERATED_AFTER.search(clause.text[end:])
+            )
+        has_negation = bool(_NEGATIONS & set(phrase.tokens))
+        if not has_negation and _NEGATION_INSIDE.search(clause.text[start:end]):
+            negated = True  # "the all-reduce is not overlapped" does not say "overlap the all-reduce"
+        if has_negation and _NEGATED_PROBLEM_AFTER.search(clause.text[end:]):
+            negated = True  # "not an overlap problem" rejects overlap, it does not claim its absence
+        if naming and not negated:
+            context = memo.get(("ctx", number, start))
+            if context is None:
+                before = clause.text[:start]
+                context = memo[("ctx", number, start)] = bool(
+                    _FIX_CONTEXT_BEFORE.search(before) or _MEASURE_CONTEXT_BEFORE.search(before)
+                )
+            negated = context
+        alternative, hedged, tentative = self._flags(number, clause)
+        words = tuple(clause.tokens[k].word for k in sorted(chosen))
+        return Match(
+            phrase, clause, not negated, hedged or (naming and tentative), words, alternative, (number, i),
+            frozenset(chosen),
+        )
+
+    def _flags(self, number: int, clause: Clause) -> tuple[bool, bool, bool]:
+        """(offers alternatives, hedged, tentative) for one clause, computed once."""
+        flags = self.memo.get(("flags", number))
+        if flags is None:
+            alternative = self.undecided or bool(_ALTERNATIVE.search(clause.text))
+            hedged = alternative or bool(_HEDGE.search(clause.text))
+            flags = self.memo[("flags", number)] = (alternative, hedged, bool(_TENTATIVE.search(clause.text)))
+        return flags  # type: ignore[no-any-return]
 
 
 def _locate(
