@@ -81,6 +81,7 @@ class Phrase:
     weight: float  # 1 = names the thing; 0.5 = a symptom description
     exclude: tuple[str, ...] = ()  # the rule does not fire in a clause holding any of these
     ordered: bool = False  # the tokens must appear in the order written
+    needs: frozenset[str] = frozenset()  # every token, for a quick check before locating
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +134,7 @@ def compile_phrases(phrases: list[str], weight: float) -> tuple[Phrase, ...]:
         tokens = _rule_tokens(body.lstrip("^"))
         exclude = tuple(t for x in excluded for t in _rule_tokens(x))
         if tokens:
-            out.append(Phrase(p, tokens, weight, exclude, ordered))
+            out.append(Phrase(p, tokens, weight, exclude, ordered, frozenset(tokens)))
     return tuple(out)
 
 
@@ -355,9 +356,10 @@ class Reply:
         results: list[list[Match]] = [[] for _ in eng.parts]
         located: dict[tuple[int, tuple[str, ...], bool], tuple[int, ...] | None] = {}
         for number, (clause, positions) in enumerate(zip(self.clauses, self.index, strict=True)):
-            for word in positions.keys() & eng.by_first.keys():
+            present = positions.keys()
+            for word in present & eng.by_first.keys():
                 for part, phrase in eng.by_first[word]:
-                    if phrase.exclude and any(x in positions for x in phrase.exclude):
+                    if not phrase.needs <= present or (phrase.exclude and not present.isdisjoint(phrase.exclude)):
                         continue
                     key = (number, phrase.tokens, phrase.ordered)
                     if key in located:
@@ -386,11 +388,13 @@ class Reply:
         i, j = min(chosen), max(chosen)
         start, end = clause.tokens[i].start, clause.tokens[j].end
         memo = self.memo
-        negated = memo.get(("neg", number, start, end))
-        if negated is None:
-            negated = memo[("neg", number, start, end)] = bool(
-                _NEGATION_BEFORE.search(clause.text[:start]) or _EXONERATED_AFTER.search(clause.text[end:])
-            )
+        before = memo.get(("before", number, start))
+        if before is None:
+            before = memo[("before", number, start)] = bool(_NEGATION_BEFORE.search(clause.text[:start]))
+        after = memo.get(("after", number, end))
+        if after is None:
+            after = memo[("after", number, end)] = bool(_EXONERATED_AFTER.search(clause.text[end:]))
+        negated = before or after
         has_negation = bool(_NEGATIONS & set(phrase.tokens))
         if not has_negation and _NEGATION_INSIDE.search(clause.text[start:end]):
             negated = True  # "the all-reduce is not overlapped" does not say "overlap the all-reduce"
