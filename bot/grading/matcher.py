@@ -18,6 +18,7 @@ FUZZY_MIN_LEN = 5  # typo tolerance only for longer words: acronyms (AR, DL, PP,
 FUZZY_CUTOFF = 80.0
 FUZZY_CUTOFF_SHORT = 85.0  # 5–6 letter words: one slip at most
 WINDOW_SLACK = 4  # a k-word phrase may spread over k + 4 words (stop words count), in any order
+LOOK = 100  # characters of context the polarity patterns read before or after a match
 MULTI_GAP = 3  # the words of a multi-word concept term sit at most 2 stop words apart
 
 _NEGATION_BEFORE = re.compile(
@@ -390,10 +391,13 @@ class Reply:
         memo = self.memo
         before = memo.get(("before", number, start))
         if before is None:
-            before = memo[("before", number, start)] = bool(_NEGATION_BEFORE.search(clause.text[:start]))
+            # the patterns look at most a few words back or ahead: a bounded slice keeps long clauses cheap
+            before = memo[("before", number, start)] = bool(
+                _NEGATION_BEFORE.search(clause.text[max(0, start - LOOK) : start])
+            )
         after = memo.get(("after", number, end))
         if after is None:
-            after = memo[("after", number, end)] = bool(_EXONERATED_AFTER.search(clause.text[end:]))
+            after = memo[("after", number, end)] = bool(_EXONERATED_AFTER.search(clause.text[end : end + LOOK]))
         negated = before or after
         has_negation = bool(_NEGATIONS & set(phrase.tokens))
         if not has_negation and _NEGATION_INSIDE.search(clause.text[start:end]):
@@ -403,9 +407,9 @@ class Reply:
         if naming and not negated:
             context = memo.get(("ctx", number, start))
             if context is None:
-                before = clause.text[:start]
+                text = clause.text[max(0, start - LOOK) : start]
                 context = memo[("ctx", number, start)] = bool(
-                    _FIX_CONTEXT_BEFORE.search(before) or _MEASURE_CONTEXT_BEFORE.search(before)
+                    _FIX_CONTEXT_BEFORE.search(text) or _MEASURE_CONTEXT_BEFORE.search(text)
                 )
             negated = context
         alternative, hedged, tentative = self._flags(number, clause)
