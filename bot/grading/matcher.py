@@ -65,8 +65,8 @@ _ALTERNATIVE = re.compile(
 )
 # The reply says outright that it does not commit.
 _UNDECIDED = re.compile(
-    r"\b(?:before i commit|(?:not|won'?t|can'?t|don'?t want to) (?:commit|decide|choose|pick)|which is it|"
-    r"one of those two|one of the two|either way|could go either way|no way to tell|50/50|coin ?flip)\b"
+    r"\b(?:(?:not|won'?t|can'?t|don'?t want to) (?:commit|decide|choose|pick)|which is it|"
+    r"one of those two|one of the two|could go either way|no way to tell|50/50|coin ?flip)\b"
 )
 # A diagnosis named as the object of a measurement ("count the cudaStreamSynchronize calls") is not a claim.
 _MEASURE_CONTEXT_BEFORE = re.compile(
