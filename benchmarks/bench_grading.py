@@ -21,7 +21,7 @@ BATCH_REPLIES = 4000
 
 
 def replies() -> list[tuple[str, str]]:
-    files = sorted((DATA / "corpus").glob("*.jsonl")) + [DATA / "replies.jsonl"]
+    files = [*sorted((DATA / "corpus").glob("*.jsonl")), DATA / "replies.jsonl"]
     rows = [json.loads(line) for f in files for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
     return [(r["signature"], r["answer"]) for r in rows]
 

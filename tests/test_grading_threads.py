@@ -53,7 +53,7 @@ def test_sixteen_threads_on_a_cold_cache_grade_exactly_like_one(fast_switching: 
             for i in range(k % SHARERS, len(replies), SHARERS):
                 out[i] = grade(*replies[i]).as_dict()
             results[k] = out
-        except BaseException as exc:  # noqa: BLE001 - any exception in a thread is the failure
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=work, args=(k,)) for k in range(THREADS)]

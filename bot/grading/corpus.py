@@ -94,9 +94,9 @@ def evaluate(rows: Sequence[dict[str, Any]], *, keep_misses: bool = False) -> Fi
             if got[part] == want:
                 exact[part] += 1
             elif keep_misses:
-                figures.misses.append(
-                    f"{r['signature']}/{part}: want {want:g} got {got[part]:g} [{r.get('note', '')}] " + r["answer"].replace("\n", " ⏎ ")
-                )
+                answer = r["answer"].replace("\n", " ⏎ ")
+                note = r.get("note", "")
+                figures.misses.append(f"{r['signature']}/{part}: want {want:g} got {got[part]:g} [{note}] {answer}")
         if str(r.get("note", "")).startswith("stuffing"):
             figures.stuffing_rows += 1
             figures.stuffing_scored += g.score > 0

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
 import itertools
+import re
 import threading
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
 from .rubric import CONCEPT_REF, Rubric, load_rubrics
-from .vocabulary import vocabulary
 from .text import Clause, Token, canonical, clauses, clean
+from .vocabulary import vocabulary
 
 FUZZY_MIN_LEN = 5  # typo tolerance only for longer words: acronyms (AR, DL, PP, ITL) must match exactly
 FUZZY_CUTOFF = 80.0
@@ -24,7 +24,8 @@ MULTI_GAP = 3  # the words of a multi-word concept term sit at most 2 stop words
 _NEGATION_BEFORE = re.compile(
     r"(?:\bnot\b|\bno\b|n't\b|\bnever\b|\bnor\b|\bwithout\b|\brather than\b|\binstead of\b|\brul(?:e|ed|ing) out\b"
     r"|\bunlikely\b|\bdoubt\b|\bneither\b|\bagainst\b|\bnot a\b|\bisn'?t\b|\bexclud\w*|\breject\w*|\bdismiss\w*"
-    r"|\bfirst (?:i )?(?:thought|guess\w*)|\bmy first guess\b|\btempting\b|\bwrong\b)(?:[^\w.;,]+[\w'-]+){0,4}[^\w.;,]*$"
+    r"|\bfirst (?:i )?(?:thought|guess\w*)|\bmy first guess\b|\btempting\b|\bwrong\b)"
+    r"(?:[^\w.;,]+[\w'-]+){0,4}[^\w.;,]*$"  # at most four words between the negation and the match
 )
 _EXONERATED_AFTER = re.compile(
     r"^[^.;]{0,25}?(?:\b(?:is|are|was|looks?|seems?|appears?)\s+(?:fine|ok|okay|good|normal|innocent|irrelevant|"
@@ -56,13 +57,16 @@ _TENTATIVE = re.compile(
 
 # Offering two or more possibilities in one breath ("either X or Y", "could be X, could be Y", "can't tell").
 _ALTERNATIVE = re.compile(
-    r"\beither\b|\b(?:could|might|may) (?:also )?be\b[^.;]{0,80}\bor\b|\bor\b[^.;]{0,80}\b(?:could|might|may) (?:also )?be\b"
+    r"\beither\b|\b(?:could|might|may) (?:also )?be\b[^.;]{0,80}\bor\b"
+    r"|\bor\b[^.;]{0,80}\b(?:could|might|may) (?:also )?be\b"
     r"|\b(?:can'?t|cannot|hard to|too early to) (?:tell|say|decide|distinguish)\b|\bone of (?:the|those|these)\b"
     r"|\b(?:not sure|unsure) (?:if|whether|which)\b|\bdepends (?:on )?which\b|\bor\b[^.;]{0,60}\?\s*$|\bwhich is it\b"
     # a condition: "if it's X, do A" offers X as one branch
     r"|^\W*(?:if|when|unless|whether|assuming|in case)\b|\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b"
     r"|\bor\b[^.;]*\bor\b|\w(?:,\s*[\w./()-]+){2,},?\s+or\s+\w"  # "X or Y or Z", "X, Y, Z or W"
 )
+# A sarcasm tag: the clause it closes says the opposite of what it claims.
+_SARCASM = re.compile(r"(?:^|\s)/s\b")
 # The reply says outright that it does not commit.
 _UNDECIDED = re.compile(
     r"\b(?:(?:not|won'?t|can'?t|don'?t want to) (?:commit|decide|choose|pick)|which is it|"
@@ -308,7 +312,7 @@ def _correct(stem: str, word: str) -> str:
     if stem in eng.stems or len(word) < FUZZY_MIN_LEN or any(ch.isdigit() for ch in word):
         return stem
     cutoff = FUZZY_CUTOFF if len(word) >= 7 else FUZZY_CUTOFF_SHORT
-    for candidate, score, _ in process.extract(word, eng.words, scorer=fuzz.ratio, score_cutoff=cutoff, limit=5):
+    for candidate, _score, _ in process.extract(word, eng.words, scorer=fuzz.ratio, score_cutoff=cutoff, limit=5):
         if candidate[0] == word[0] and abs(len(candidate) - len(word)) <= 2:
             return eng.word_stem[candidate]
     return stem
@@ -412,6 +416,8 @@ class Reply:
                     _FIX_CONTEXT_BEFORE.search(text) or _MEASURE_CONTEXT_BEFORE.search(text)
                 )
             negated = context
+        if naming and not negated and _SARCASM.search(clause.text):
+            negated = True  # "sure, it's totally the network /s" claims the opposite
         alternative, hedged, tentative = self._flags(number, clause)
         words = tuple(clause.tokens[k].word for k in sorted(chosen))
         return Match(
@@ -426,7 +432,8 @@ class Reply:
             alternative = self.undecided or bool(_ALTERNATIVE.search(clause.text))
             hedged = alternative or bool(_HEDGE.search(clause.text))
             flags = self.memo[("flags", number)] = (alternative, hedged, bool(_TENTATIVE.search(clause.text)))
-        return flags  # type: ignore[no-any-return]
+        assert isinstance(flags, tuple)
+        return flags
 
 
 def _locate(

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-import tomllib
 import threading
+import tomllib
 from importlib import resources
 from typing import Literal
 
