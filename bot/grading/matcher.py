@@ -61,9 +61,12 @@ _ALTERNATIVE = re.compile(
     r"|\bor\b[^.;]{0,80}\b(?:could|might|may) (?:also )?be\b"
     r"|\b(?:can'?t|cannot|hard to|too early to) (?:tell|say|decide|distinguish)\b|\bone of (?:the|those|these)\b"
     r"|\b(?:not sure|unsure) (?:if|whether|which)\b|\bdepends (?:on )?which\b|\bor\b[^.;]{0,60}\?\s*$|\bwhich is it\b"
-    # a condition: "if it's X, do A" offers X as one branch
-    r"|^\W*(?:if|when|unless|whether|assuming|in case)\b|\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b"
     r"|\bor\b[^.;]*\bor\b|\w(?:,\s*[\w./()-]+){2,},?\s+or\s+\w"  # "X or Y or Z", "X, Y, Z or W"
+)
+# A condition: "if it's X, do A". With several diagnoses in play it offers X as one branch; with one, it is how
+# the reply would confirm its only diagnosis ("if it jumps, the loader can't keep up").
+_CONDITION = re.compile(
+    r"^\W*(?:if|when|unless|whether|assuming|in case)\b|\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b"
 )
 # A sarcasm tag: the clause it closes says the opposite of what it claims.
 _SARCASM = re.compile(r"(?:^|\s)/s\b")
@@ -97,6 +100,7 @@ class Match:
     hedged: bool
     words: tuple[str, ...] = ()  # the reply's words that matched, as written
     alternative: bool = False  # in a clause that offers it as one of several possibilities
+    conditional: bool = False  # in a clause that makes it a condition ("if it's X, …")
     at: tuple[int, int] = (0, 0)  # which clause, which first word
     span: frozenset[int] = frozenset()  # the word indices in the clause that matched
 
@@ -418,20 +422,22 @@ class Reply:
             negated = context
         if naming and not negated and _SARCASM.search(clause.text):
             negated = True  # "sure, it's totally the network /s" claims the opposite
-        alternative, hedged, tentative = self._flags(number, clause)
+        alternative, hedged, tentative, conditional = self._flags(number, clause)
         words = tuple(clause.tokens[k].word for k in sorted(chosen))
         return Match(
-            phrase, clause, not negated, hedged or (naming and tentative), words, alternative, (number, i),
-            frozenset(chosen),
+            phrase, clause, not negated, hedged or (naming and tentative), words, alternative, conditional,
+            (number, i), frozenset(chosen),
         )
 
-    def _flags(self, number: int, clause: Clause) -> tuple[bool, bool, bool]:
-        """(offers alternatives, hedged, tentative) for one clause, computed once."""
+    def _flags(self, number: int, clause: Clause) -> tuple[bool, bool, bool, bool]:
+        """(offers alternatives, hedged, tentative, conditional) for one clause, computed once."""
         flags = self.memo.get(("flags", number))
         if flags is None:
             alternative = self.undecided or bool(_ALTERNATIVE.search(clause.text))
             hedged = alternative or bool(_HEDGE.search(clause.text))
-            flags = self.memo[("flags", number)] = (alternative, hedged, bool(_TENTATIVE.search(clause.text)))
+            flags = self.memo[("flags", number)] = (
+                alternative, hedged, bool(_TENTATIVE.search(clause.text)), bool(_CONDITION.search(clause.text))
+            )
         assert isinstance(flags, tuple)
         return flags
 

@@ -91,8 +91,9 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
         return Grade(signature, *empty, 0.0, None, 0.0, tuple(notes))
 
     evidence = _evidence(reply, rubrics)
-    if len(evidence) >= 2:  # several named: the ones named only inside a check or a fix step back
-        claims = _evidence(reply, rubrics, skip_tools=True)
+    several = len(evidence) >= 2  # with several diagnoses in play, "if it's X" offers X as one branch
+    if several:  # the ones named only inside a check or a fix step back
+        claims = _evidence(reply, rubrics, skip_tools=True, several=True)
         evidence = claims or evidence
     strong = {s for s, e in evidence.items() if e.strength >= 1.0}
     weak = {s for s, e in evidence.items() if e.strength < 1.0}
@@ -130,8 +131,8 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
 
     sig_part = _signature_part(signature, rubric.twin, rubric.tell, rubric.signature.hint, committed, named,
                                evidence, reply.hedged)
-    meas_part = _plain_part(reply.find(target.measurement), rubric.measurement.hint)
-    fix_part = _fix_part(reply.find(target.fix), reply.find(target.wrong_fix), rubric.fix.hint)
+    meas_part = _plain_part(reply.find(target.measurement), rubric.measurement.hint, several)
+    fix_part = _fix_part(reply.find(target.fix), reply.find(target.wrong_fix), rubric.fix.hint, several)
 
     earned = (
         PART_WEIGHTS["signature"] * sig_part.credit
@@ -189,7 +190,9 @@ _COMMIT = re.compile(
 )
 
 
-def _evidence(reply: Reply, rubrics: dict[str, CompiledRubric], *, skip_tools: bool = False) -> dict[str, _Evidence]:
+def _evidence(
+    reply: Reply, rubrics: dict[str, CompiledRubric], *, skip_tools: bool = False, several: bool = False
+) -> dict[str, _Evidence]:
     """Per signature: how strongly and how often the reply claims it (negated mentions do not count). With
     `skip_tools`, words that only name one of its checks or fixes do not count as naming it."""
     out: dict[str, _Evidence] = {}
@@ -202,12 +205,13 @@ def _evidence(reply: Reply, rubrics: dict[str, CompiledRubric], *, skip_tools: b
             if not m.positive or (skip_tools and m.span <= tools.get(m.at[0], set())):
                 continue
             at = m.at[0]
+            offered = m.alternative or (several and m.conditional)
             asserted = bool(_COMMIT.search(m.clause.text))
             e = out.get(sig)
             if e is None or m.phrase.weight > e.strength:
                 out[sig] = _Evidence(
                     m.phrase.weight, m, {at}, {at} if asserted and not m.hedged else set(), not m.hedged,
-                    not m.alternative, at if e is None else min(at, e.first_at),
+                    not offered, at if e is None else min(at, e.first_at),
                 )
             elif m.phrase.weight == e.strength:
                 e.clauses.add(at)
@@ -217,7 +221,7 @@ def _evidence(reply: Reply, rubrics: dict[str, CompiledRubric], *, skip_tools: b
                 if e.first.hedged and not m.hedged:
                     e.first = m
                 e.confident = bool(e.asserted_in) or (e.confident and not m.hedged)
-                e.decided = e.decided or not m.alternative
+                e.decided = e.decided or not offered
     return out
 
 
@@ -273,16 +277,21 @@ def _signature_part(
     return PartResult(0.0, None, hint)
 
 
-def _plain_part(matches: list[Match], hint: str) -> PartResult:
+def _plain_part(matches: list[Match], hint: str, several: bool = False) -> PartResult:
+    """A check or fix: ½ when tentative, or when it is one branch of "if it's X do A, if it's Y do B"."""
     positive = [m for m in matches if m.positive]
     if not positive:
         return PartResult(0.0, None, hint)
-    best = next((m for m in positive if not m.hedged), positive[0])
-    return PartResult(0.5 if best.hedged else 1.0, best.quote(), hint, "hedged" if best.hedged else "")
+
+    def tentative(m: Match) -> bool:
+        return m.hedged or (several and m.conditional)
+
+    best = next((m for m in positive if not tentative(m)), positive[0])
+    return PartResult(0.5 if tentative(best) else 1.0, best.quote(), hint, "hedged" if tentative(best) else "")
 
 
-def _fix_part(right: list[Match], wrong: list[Match], hint: str) -> PartResult:
-    part = _plain_part(right, hint)
+def _fix_part(right: list[Match], wrong: list[Match], hint: str, several: bool = False) -> PartResult:
+    part = _plain_part(right, hint, several)
     wrong_positive = [m for m in wrong if m.positive]
     if wrong_positive and part.credit > 0:
         return PartResult(
