@@ -364,6 +364,7 @@ class Reply:
         eng = engine()
         results: list[list[Match]] = [[] for _ in eng.parts]
         located: dict[tuple[int, tuple[str, ...], bool], tuple[int, ...] | None] = {}
+        seen: set[tuple[int, int, tuple[int, ...], float]] = set()
         for number, (clause, positions) in enumerate(zip(self.clauses, self.index, strict=True)):
             present = positions.keys()
             for word in present & eng.by_first.keys():
@@ -375,8 +376,15 @@ class Reply:
                         chosen = located[key]
                     else:
                         chosen = located[key] = _locate(phrase.tokens, positions, clause.tokens, phrase.ordered)
-                    if chosen is not None:
-                        results[part].append(self._match(number, clause, phrase, chosen, eng.parts[part][1]))
+                    if chosen is None:
+                        continue
+                    # Rules that match the very same words say the same thing: keep one (grading reads clauses,
+                    # spans and polarity, never how many rules agreed).
+                    same = (part, number, chosen if len(chosen) < 2 else tuple(sorted(chosen)), phrase.weight)
+                    if same in seen:
+                        continue
+                    seen.add(same)
+                    results[part].append(self._match(number, clause, phrase, chosen, eng.parts[part][1]))
         for (phrases, naming), found in zip(eng.parts, results, strict=True):
             self.found[(id(phrases), naming)] = found
 
