@@ -161,6 +161,9 @@ def _register(app: AsyncApp, engine: DrillEngine, service: TeamService, settings
             reply = str(exc)
         except DrillError as exc:
             reply = str(exc)
+        except Exception:  # any grading or storage failure: tell the person, never drop the answer silently
+            log.exception("submit failed for drill %s", drill_id)
+            reply = str(NotRecorded())
         if channel.channel:
             await client.chat_postEphemeral(channel=channel.channel, user=user.user, text=escape(reply))
 
