@@ -293,9 +293,9 @@ def _plain_part(matches: list[Match], hint: str, several: bool = False) -> PartR
 def _fix_part(right: list[Match], wrong: list[Match], hint: str, several: bool = False) -> PartResult:
     part = _plain_part(right, hint, several)
     wrong_positive = [m for m in wrong if m.positive]
-    if wrong_positive and part.credit > 0:
+    if wrong_positive and part.credit > 0:  # a fix from another problem alongside: not a committed fix
         return PartResult(
-            0.5, part.evidence, hint, f"also proposes “{wrong_positive[0].quote()}”, which belongs to another problem"
+            0.0, part.evidence, hint, f"also proposes “{wrong_positive[0].quote()}”, which belongs to another problem"
         )
     if wrong_positive:
         return PartResult(0.0, wrong_positive[0].quote(), hint, "that fix belongs to another problem")
