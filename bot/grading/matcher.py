@@ -24,7 +24,7 @@ MULTI_GAP = 3  # the words of a multi-word concept term sit at most 2 stop words
 _NEGATION_BEFORE = re.compile(
     r"(?:\bnot\b|\bno\b|n't\b|\bnever\b|\bnor\b|\bwithout\b|\brather than\b|\binstead of\b|\brul(?:e|ed|ing) out\b"
     r"|\bunlikely\b|\bdoubt\b|\bneither\b|\bagainst\b|\bnot a\b|\bisn'?t\b|\bexclud\w*|\breject\w*|\bdismiss\w*"
-    r"|\bfirst (?:i )?(?:thought|guess\w*)|\bmy first guess\b|\btempting\b|\bwrong\b)"
+    r"|\bfirst (?:i )?(?:thought|guess\w*)|\bmy first guess\b|\btempting\b|\bwrong\b|\bthe alternative\b)"
     r"(?:[^\w.;,]+[\w'-]+){0,4}[^\w.;,]*$"  # at most four words between the negation and the match
 )
 _EXONERATED_AFTER = re.compile(
@@ -77,7 +77,7 @@ _UNDECIDED = re.compile(
 )
 # A diagnosis named as the object of a measurement ("count the cudaStreamSynchronize calls") is not a claim.
 _MEASURE_CONTEXT_BEFORE = re.compile(
-    r"\b(?:count|counting|grep|look for|looking for|search for|check for|find|above each|measure|plot|correlate"
+    r"\b(?:count|counting|grep|look for|looking for|search for|check for|find|above each|measure|plot|correlate|compare"
     r"|how many|number of)\b[^.;]{0,20}$"
 )
 
