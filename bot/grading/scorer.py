@@ -109,7 +109,9 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
     undecided = sum(1 for e in evidence.values() if not e.decided)
     # A catalogue of diagnoses, checks and fixes with no committed favourite is stuffing; a long answer that weighs
     # several and lands on one is not.
-    topics = named_any | measure_signatures | fix_signatures
+    if _NETWORK.search(reply.text):  # NCCL knobs and the fabric: a hypothesis outside the ten, still a topic
+        elsewhere = elsewhere | {"network"}
+    topics = named_any | measure_signatures | fix_signatures | (elsewhere & {"network"})
     stuffing = committed_to is None and len(topics) >= 3 and (
         len(elsewhere) >= STUFFED_TOPICS
         or (len(elsewhere) >= STUFFED_TOPICS - 1 and (len(named_any) >= 3 or undecided >= 1))
@@ -146,6 +148,7 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
     return Grade(signature, sig_part, meas_part, fix_part, score, named, bonus, tuple(notes))
 
 
+_NETWORK = re.compile(r"\bnccl_(?!debug\b)[a-z_]+|\bibstat\b|\bnccl-tests\b|\bnetwork\b|\bfabric\b|\broce\b")
 _SENTENCE = re.compile(r"[.;:!?\n]+(?:\s|$)|\s[-–—]+\s")
 _ITEM_SEPARATOR = re.compile(r",(?!\d{3})|\s/\s|(?<=[a-z_)])/(?=[a-z])|\s+or\s+")
 ENUMERATION = 4  # "X, Y, Z or W": a sentence of this many items is a list
