@@ -61,7 +61,7 @@ _ALTERNATIVE = re.compile(
     r"|\bor\b[^.;]{0,80}\b(?:could|might|may) (?:also )?be\b"
     r"|\b(?:can'?t|cannot|hard to|too early to) (?:tell|say|decide|distinguish)\b|\bone of (?:the|those|these)\b"
     r"|\b(?:not sure|unsure) (?:if|whether|which)\b|\bdepends (?:on )?which\b|\bor\b[^.;]{0,60}\?\s*$|\bwhich is it\b"
-    r"|\bor\b[^.;]*\bor\b|\w(?:,\s*[\w./()-]+){2,},?\s+or\s+\w"  # "X or Y or Z", "X, Y, Z or W"
+    r"|\bor\b[^.;]*\bor\b|\w(?:,\s*[\w./()-]+(?:\s+[\w./()-]+){0,2}){1,},?\s+or\s+\w"  # X or Y or Z; X, Y or Z
 )
 # A condition: "if it's X, do A". With several diagnoses in play it offers X as one branch; with one, it is how
 # the reply would confirm its only diagnosis ("if it jumps, the loader can't keep up").
