@@ -38,7 +38,9 @@ def test_the_corpus_is_there_and_covers_every_signature_in_both_splits() -> None
 
 
 def test_dev_split_agreement() -> None:
-    figures = evaluate(rows_in("dev", load_rows()), keep_misses=True)
+    rows = rows_in("dev", load_rows())
+    assert rows, "the dev split is empty"
+    figures = evaluate(rows, keep_misses=True)
     print("\n".join(figures.lines()))
     report = "\n".join([*figures.lines(), *figures.misses[:80]])
     assert all(figures.per_part[p] >= PER_PART_TARGET for p in PARTS), report
@@ -48,7 +50,9 @@ def test_dev_split_agreement() -> None:
 
 
 def test_test_split_agreement() -> None:
-    figures = evaluate(rows_in("test", load_rows()))  # aggregate figures only, never the rows that missed
+    rows = rows_in("test", load_rows())
+    assert rows, "the test split is empty"
+    figures = evaluate(rows)  # aggregate figures only, never the rows that missed
     report = "\n".join(figures.lines())
     print(report)
     assert all(figures.per_part[p] >= PER_PART_TARGET for p in PARTS), report

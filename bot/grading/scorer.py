@@ -296,9 +296,13 @@ def _plain_part(matches: list[Match], hint: str, several: bool = False) -> PartR
 def _fix_part(right: list[Match], wrong: list[Match], hint: str, several: bool = False) -> PartResult:
     part = _plain_part(right, hint, several)
     wrong_positive = [m for m in wrong if m.positive]
-    if wrong_positive and part.credit > 0:  # a fix from another problem alongside: not a committed fix
+    if wrong_positive and part.credit > 0:
+        # A fix from another problem alongside the right one is not a committed fix; as branches of
+        # "if it's X do A, if it's Y do B" the right one among them earns half.
+        branches = part.credit < 1.0 or any(m.positive and m.conditional for m in right)
+        credit = 0.5 if branches else 0.0
         return PartResult(
-            0.0, part.evidence, hint, f"also proposes “{wrong_positive[0].quote()}”, which belongs to another problem"
+            credit, part.evidence, hint, f"also proposes “{wrong_positive[0].quote()}”, which belongs to another problem"
         )
     if wrong_positive:
         return PartResult(0.0, wrong_positive[0].quote(), hint, "that fix belongs to another problem")
