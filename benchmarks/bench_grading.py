@@ -1,7 +1,8 @@
 """Grader speed. Targets: ≥ 2,000 grades/s in process with p99 < 10 ms; `tracedrill grade --batch` ≥ 1,000 grades/s
 for 4,000 replies, whole process (start-up, rubric compilation and JSON included); import < 300 ms.
 
-Replies: the labelled corpus (tests/data/corpus/*.jsonl) and the project's own set (tests/data/replies.jsonl).
+Replies: the project's own set (tests/data/replies.jsonl, chat-length) and the labelled corpus
+(tests/data/corpus/*.jsonl, which includes 150–300-word interview answers), reported separately.
     PYTHONPATH=. python benchmarks/bench_grading.py
 """
 
@@ -20,8 +21,8 @@ DATA = ROOT / "tests" / "data"
 BATCH_REPLIES = 4000
 
 
-def replies() -> list[tuple[str, str]]:
-    files = [*sorted((DATA / "corpus").glob("*.jsonl")), DATA / "replies.jsonl"]
+def replies(which: str) -> list[tuple[str, str]]:
+    files = sorted((DATA / "corpus").glob("*.jsonl")) if which == "corpus" else [DATA / "replies.jsonl"]
     rows = [json.loads(line) for f in files for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
     return [(r["signature"], r["answer"]) for r in rows]
 
@@ -33,7 +34,32 @@ def import_ms() -> float:
     return statistics.median(runs)
 
 
-def in_process(items: list[tuple[str, str]]) -> None:
+def in_process(name: str, items: list[tuple[str, str]]) -> None:
+    """Wall-clock rate and latency, and the CPU-time rate (the machine is shared: CPU time is what grading costs)."""
+    from bot.grading import grade
+
+    for sig, answer in items:  # warm: a running bot has compiled the rubrics and seen these words
+        grade(sig, answer)
+    latencies = []
+    rounds = 3
+    t0, c0 = time.perf_counter(), time.process_time()
+    for _ in range(rounds):
+        for sig, answer in items:
+            a = time.perf_counter()
+            grade(sig, answer)
+            latencies.append((time.perf_counter() - a) * 1000)
+    total, cpu = time.perf_counter() - t0, time.process_time() - c0
+    latencies.sort()
+    p99 = latencies[int(0.99 * len(latencies)) - 1]
+    rate, cpu_rate = len(latencies) / total, len(latencies) / cpu
+    words = statistics.mean(len(a.split()) for _, a in items)
+    print(f"{name} ({len(items):,} replies, {words:.0f} words on average), {len(latencies):,} grades: "
+          f"{rate:,.0f} grades/s wall ({rate / 2000:.1f}× the 2,000 target), {cpu_rate:,.0f} grades/s of CPU time; "
+          f"median {statistics.median(latencies):.2f} ms, p99 {p99:.2f} ms (target < 10 ms), "
+          f"max {latencies[-1]:.1f} ms")
+
+
+def cold_start(items: list[tuple[str, str]]) -> None:
     from bot.grading import grade
     from bot.grading.matcher import clear_caches, engine
 
@@ -42,25 +68,10 @@ def in_process(items: list[tuple[str, str]]) -> None:
     engine()
     print(f"compile rubrics and vocabulary once: {(time.perf_counter() - t0) * 1000:.0f} ms")
     t0 = time.perf_counter()
-    for sig, answer in items:  # first pass: cold stem and typo caches, as a freshly started bot sees them
+    for sig, answer in items:  # cold stem and typo caches, as a freshly started bot sees them
         grade(sig, answer)
-    cold = len(items) / (time.perf_counter() - t0)
-    latencies = []
-    t0 = time.perf_counter()
-    rounds = 3
-    for _ in range(rounds):
-        for sig, answer in items:
-            a = time.perf_counter()
-            grade(sig, answer)
-            latencies.append((time.perf_counter() - a) * 1000)
-    total = time.perf_counter() - t0
-    latencies.sort()
-    p99 = latencies[int(0.99 * len(latencies)) - 1]
-    rate = len(latencies) / total
-    print(f"{len(items):,} replies, first pass (cold caches): {cold:,.0f} grades/s")
-    print(f"{len(latencies):,} grades (warm): {rate:,.0f} grades/s (target ≥ 2,000; {rate / 2000:.1f}× target), "
-          f"median {statistics.median(latencies):.2f} ms, p99 {p99:.2f} ms (target < 10 ms), "
-          f"max {latencies[-1]:.1f} ms")
+    print(f"first pass over {len(items):,} replies (cold caches): {len(items) / (time.perf_counter() - t0):,.0f} "
+          f"grades/s")
 
 
 def whole_process(items: list[tuple[str, str]]) -> None:
@@ -81,10 +92,13 @@ def whole_process(items: list[tuple[str, str]]) -> None:
 
 
 def main() -> None:
-    items = replies()
+    chat, corpus = replies("project"), replies("corpus")
     print(f"import bot.grading: {import_ms():.0f} ms (target < 300 ms, fresh process, median of 5)")
-    in_process(items)
-    whole_process(items)
+    cold_start(chat + corpus)
+    in_process("project set (chat-length replies)", chat)
+    if corpus:
+        in_process("independent corpus (incl. 150–300-word interview answers)", corpus)
+    whole_process(chat + corpus)
 
 
 if __name__ == "__main__":

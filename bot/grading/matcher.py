@@ -132,7 +132,18 @@ class PhraseSet(tuple[Phrase, ...]):
 
 
 def _stems(text: str) -> tuple[str, ...]:
-    return tuple(t.stem for c in clauses(clean(text)) for t in c.tokens)
+    return tuple(t.stem for t in _words(text))
+
+
+def _words(text: str) -> tuple[Token, ...]:
+    """The tokens of a rubric or vocabulary snippet (one clause's worth), memoised while the engine is built."""
+    cached = _SNIPPETS.get(text)
+    if cached is None:
+        cached = _SNIPPETS[text] = tuple(t for c in clauses(clean(text)) for t in c.tokens)
+    return cached
+
+
+_SNIPPETS: dict[str, tuple[Token, ...]] = {}  # only written while building the engine, under its lock
 
 
 def compile_phrases(phrases: list[str], weight: float) -> tuple[Phrase, ...]:
@@ -183,10 +194,9 @@ class ConceptIndex:
                         single[stems[0]].append(key)
                 else:
                     multi.setdefault(stems[0], []).append((stems[1:], key))
-                for cl in clauses(clean(term)):
-                    for t in cl.tokens:
-                        if len(t.word) >= FUZZY_MIN_LEN:
-                            words.setdefault(t.word, t.stem)
+                for t in _words(term):
+                    if len(t.word) >= FUZZY_MIN_LEN:
+                        words.setdefault(t.word, t.stem)
         return cls(
             {k: tuple(v) for k, v in single.items()}, {k: tuple(v) for k, v in multi.items()}, words
         )
@@ -259,6 +269,7 @@ def clear_caches() -> None:
 
     with _LOCK:
         _ENGINE.clear()
+        _SNIPPETS.clear()
         _correct.cache_clear()
         text.canonical.cache_clear()
         text.reset()
@@ -290,8 +301,8 @@ def _build() -> Engine:
         for group in (c.signature, c.measurement, c.fix, c.wrong_fix):
             for p in group:
                 stems.update(t for t in p.tokens if not t.startswith("@"))
-                for cl in clauses(clean(CONCEPT_REF.sub(" ", p.text))):
-                    for t in cl.tokens:
+                for piece in CONCEPT_REF.split(p.text.lstrip("^"))[::2]:
+                    for t in _words(piece.split("!")[0]):
                         if len(t.word) >= FUZZY_MIN_LEN:
                             words.setdefault(t.word, t.stem)
     parts: list[tuple[PhraseSet, bool]] = []

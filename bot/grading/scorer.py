@@ -301,9 +301,8 @@ def _fix_part(right: list[Match], wrong: list[Match], hint: str, several: bool =
         # "if it's X do A, if it's Y do B" the right one among them earns half.
         branches = part.credit < 1.0 or any(m.positive and m.conditional for m in right)
         credit = 0.5 if branches else 0.0
-        return PartResult(
-            credit, part.evidence, hint, f"also proposes “{wrong_positive[0].quote()}”, which belongs to another problem"
-        )
+        note = f"also proposes “{wrong_positive[0].quote()}”, which belongs to another problem"
+        return PartResult(credit, part.evidence, hint, note)
     if wrong_positive:
         return PartResult(0.0, wrong_positive[0].quote(), hint, "that fix belongs to another problem")
     return part
