@@ -351,7 +351,11 @@ class Reply:
         index: list[dict[str, list[int]]] = []
         fixed: list[Clause] = []
         for c in clauses(cleaned):
-            tokens = tuple(Token(_correct(t.stem, t.word), t.start, t.end, t.position, t.word) for t in c.tokens)
+            tokens = tuple(
+                t if (fixed_stem := _correct(t.stem, t.word)) == t.stem
+                else Token(fixed_stem, t.start, t.end, t.position, t.word)
+                for t in c.tokens
+            )
             fixed.append(Clause(c.text, c.quote, tokens))
             positions: dict[str, list[int]] = {}
             for i, t in enumerate(tokens):
