@@ -91,6 +91,7 @@ class Phrase:
     exclude: tuple[str, ...] = ()  # the rule does not fire in a clause holding any of these
     ordered: bool = False  # the tokens must appear in the order written
     needs: frozenset[str] = frozenset()  # every token, for a quick check before locating
+    negative: bool = False  # the rule itself says "no …" / "not …"
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +156,7 @@ def compile_phrases(phrases: list[str], weight: float) -> tuple[Phrase, ...]:
         tokens = _rule_tokens(body.lstrip("^"))
         exclude = tuple(t for x in excluded for t in _rule_tokens(x))
         if tokens:
-            out.append(Phrase(p, tokens, weight, exclude, ordered, frozenset(tokens)))
+            out.append(Phrase(p, tokens, weight, exclude, ordered, frozenset(tokens), bool(_NEGATIONS & set(tokens))))
     return tuple(out)
 
 
@@ -431,10 +432,12 @@ class Reply:
         if after is None:
             after = memo[("after", number, end)] = bool(_EXONERATED_AFTER.search(clause.text[end : end + LOOK]))
         negated = before or after
-        has_negation = bool(_NEGATIONS & set(phrase.tokens))
-        if not has_negation and _NEGATION_INSIDE.search(clause.text[start:end]):
-            negated = True  # "the all-reduce is not overlapped" does not say "overlap the all-reduce"
-        if has_negation and _NEGATED_PROBLEM_AFTER.search(clause.text[end:]):
+        if not phrase.negative:
+            inside = memo.get(("inside", number, start, end))
+            if inside is None:
+                inside = memo[("inside", number, start, end)] = bool(_NEGATION_INSIDE.search(clause.text[start:end]))
+            negated = negated or inside  # "the all-reduce is not overlapped" does not say "overlap the all-reduce"
+        elif _NEGATED_PROBLEM_AFTER.search(clause.text[end : end + LOOK]):
             negated = True  # "not an overlap problem" rejects overlap, it does not claim its absence
         if naming and not negated:
             context = memo.get(("ctx", number, start))
