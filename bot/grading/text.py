@@ -40,9 +40,30 @@ def _compounds() -> tuple[tuple[re.Pattern[str], str, str | None], ...]:
                 for token, patterns in vocabulary().compounds.items():
                     for p in patterns:
                         fast, trigger = _literal_first(p)
-                        folds.append((re.compile(fast), f" {token} ", trigger))
+                        folds.append((re.compile(fast), f" {token} ", trigger or _required_literal(p)))
                 _FOLDS.append(tuple(folds))
     return _FOLDS[0]
+
+
+def _required_literal(pattern: str) -> str | None:
+    """The longest run of plain characters every match must contain (top level of the pattern), or None."""
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+
+    try:
+        items = list(_parser.parse(pattern))
+    except re.error:
+        return None
+    best, run = "", ""
+    for op, arg in items:
+        if op is c.LITERAL:
+            run += chr(arg)
+            best = max(best, run, key=len)
+        elif op is c.AT:  # \b, ^, $ take no characters
+            continue
+        else:
+            run = ""
+    return best if len(best) >= 3 else None
 
 
 _LEADING_LITERAL = re.compile(r"^\\b((?:[a-z0-9_ @-]|\\[.()/])+)")
