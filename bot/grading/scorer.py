@@ -209,7 +209,9 @@ def _evidence(
                 continue
             at = m.at[0]
             offered = m.alternative or (several and m.conditional)
-            asserted = bool(_COMMIT.search(m.clause.text))
+            asserted = reply.memo.get(("commit", at))
+            if asserted is None:
+                asserted = reply.memo[("commit", at)] = bool(_COMMIT.search(m.clause.text))
             e = out.get(sig)
             if e is None or m.phrase.weight > e.strength:
                 out[sig] = _Evidence(
