@@ -193,8 +193,10 @@ def serve(platforms: str, http: bool, host: str, port: int) -> None:
 
     from .app import ConfigError
     from .app import serve as run_serve
+    from .grading.matcher import engine
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    engine()  # compile the rubrics once at start-up, before any answer arrives (and fail here if one is broken)
     try:
         asyncio.run(run_serve([p.strip() for p in platforms.split(",") if p.strip()], http=http, host=host,
                               port=port))
