@@ -220,12 +220,15 @@ def _evidence(
                 )
             elif m.phrase.weight == e.strength:
                 e.clauses.add(at)
-                e.first_at = min(e.first_at, at)
                 if asserted and not m.hedged:
                     e.asserted_in.add(at)
                 if e.first.hedged and not m.hedged:
                     e.first = m
-                e.confident = bool(e.asserted_in) or (e.confident and not m.hedged)
+                if asserted and not m.hedged:
+                    e.confident = True  # an outright assertion anywhere commits
+                elif at < e.first_at:  # otherwise the diagnosis stands or falls with its first statement
+                    e.confident = not m.hedged
+                e.first_at = min(e.first_at, at)
                 e.decided = e.decided or not offered
     return out
 
