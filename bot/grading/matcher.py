@@ -60,7 +60,8 @@ _ALTERNATIVE = re.compile(
     r"\beither\b|\b(?:could|might|may) (?:also )?be\b[^.;]{0,80}\bor\b"
     r"|\bor\b[^.;]{0,80}\b(?:could|might|may) (?:also )?be\b"
     r"|\b(?:could|might|may) (?:also |just )?be\b.*\b(?:could|might|may) (?:also |just )?be\b"  # could be X, could be Y
-    r"|\b(?:can'?t|cannot|hard to|too early to) (?:tell|say|decide|distinguish)\b|\bone of (?:the|those|these)\b"
+    r"|\b(?:can'?t|cannot|hard to|too early to) (?:tell|say|decide|distinguish)\b"
+    r"|\bone of (?:the|those|these) (?:two|three|few|several|options|candidates|possibilities)\b"
     r"|\b(?:not sure|unsure) (?:if|whether|which)\b|\bdepends (?:on )?which\b|\bor\b[^.;]{0,60}\?\s*$|\bwhich is it\b"
     r"|\bor\b[^.;]*\bor\b|\w(?:,\s*[\w./()-]+(?:\s+[\w./()-]+){0,2}){1,},?\s+or\s+\w"  # X or Y or Z; X, Y or Z
 )

@@ -102,6 +102,11 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
     measure_signatures = {s for s, comp in rubrics.items() if any(m.positive for m in reply.find(comp.measurement))}
 
     named_any = strong | weak
+    if reply.clauses and _opens_tentatively(reply):
+        # "maybe the dataloader? the gpu idles at step start…": the opening guess sets the tone of what follows
+        for e in evidence.values():
+            if not e.asserted_in:
+                e.confident = False
     named = _choose(committed, evidence)
     committed_to = named if named is not None and evidence[named].decided and evidence[named].confident else None
     # Checks and fixes that belong to signatures other than the one the reply commits to.
@@ -231,6 +236,17 @@ def _evidence(
                 e.first_at = min(e.first_at, at)
                 e.decided = e.decided or not offered
     return out
+
+
+def _opens_tentatively(reply: Reply) -> bool:
+    """The reply's first clause is a guess ("maybe a sync?", "I think it's probably fine?")."""
+    return bool(_OPENING_GUESS.search(reply.clauses[0].text))
+
+
+_OPENING_GUESS = re.compile(
+    r"^\W*(?:maybe|perhaps|possibly|probably|might be|could be|i think|i suspect|i guess|my guess|not sure|"
+    r"looks like maybe|i'?d guess)\b|\?\s*$"
+)
 
 
 def _choose(committed: set[str], evidence: dict[str, _Evidence]) -> str | None:
