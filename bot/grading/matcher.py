@@ -43,6 +43,7 @@ _FIX_CONTEXT_BEFORE = re.compile(
 _NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
 _NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|it)\b")
 _NEGATIONS = frozenset({"not", "no"})
+_RULE_NEGATIONS = frozenset({"not", "no", "without", "never"})  # a rule that says it itself
 _HEDGE = re.compile(
     r"\b(?:not sure|unsure|no idea|maybe|might be|could be|possibly|perhaps|hard to (?:say|tell)|can'?t tell|"
     r"i guess|guessing|50/50|50-50|coin ?flip|one of|some kind of)\b|\beither\b.{0,80}\bor\b|\?\s*$|🤔|🤷"
@@ -157,7 +158,8 @@ def compile_phrases(phrases: list[str], weight: float) -> tuple[Phrase, ...]:
         tokens = _rule_tokens(body.lstrip("^"))
         exclude = tuple(t for x in excluded for t in _rule_tokens(x))
         if tokens:
-            out.append(Phrase(p, tokens, weight, exclude, ordered, frozenset(tokens), bool(_NEGATIONS & set(tokens))))
+            negative = bool(_RULE_NEGATIONS & set(tokens))
+            out.append(Phrase(p, tokens, weight, exclude, ordered, frozenset(tokens), negative))
     return tuple(out)
 
 

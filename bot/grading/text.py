@@ -158,6 +158,7 @@ STOPWORDS = frozenset(
 
 _CONTROL = re.compile(r"[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u206f]")
 _DUNDER = re.compile(r"__([a-z]+)__")
+_ARROW = re.compile(r"\s*(?:-+>|=>)\s*")
 _FENCE = re.compile(r"```[a-zA-Z0-9_+-]*")
 _MARKDOWN = re.compile(r"[*`>#~|]+|(?<!\w)_+|_+(?!\w)")
 _MENTION = re.compile(r"<[@#!][^>]{0,80}>")
@@ -191,6 +192,7 @@ def clean(raw: str) -> str:
     text = _CONTROL.sub(" ", text)
     text = _MENTION.sub(" ", text)
     text = _DUNDER.sub(r"dunder\1", text)  # __next__ is code, not markdown emphasis
+    text = _ARROW.sub(" → ", text)  # "if X -> do A" stays one clause (and ">" is not a quote marker)
     text = _FENCE.sub(" ", text)
     text = _MARKDOWN.sub(" ", text)
     return text.replace("’", "'").replace("‘", "'")
