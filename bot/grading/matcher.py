@@ -24,7 +24,8 @@ MULTI_GAP = 3  # the words of a multi-word concept term sit at most 2 stop words
 _NEGATION_BEFORE = re.compile(
     r"(?:\bnot\b|\bno\b|n't\b|\bnever\b|\bnor\b|\bwithout\b|\brather than\b|\binstead of\b|\brul(?:e|ed|ing) out\b"
     r"|\bunlikely\b|\bdoubt\b|\bneither\b|\bagainst\b|\bnot a\b|\bisn'?t\b|\bexclud\w*|\breject\w*|\bdismiss\w*"
-    r"|\bfirst (?:i )?(?:thought|guess\w*)|\bmy first guess\b|\btempting\b|\bwrong\b|\bthe alternative\b)"
+    r"|\bfirst (?:i )?(?:thought|guess\w*)|\bmy first guess\b|\btempting\b|\bwrong\b|\bthe alternative\b"
+    r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b)"
     r"(?:[^\w.;,]+(?!or\b|and\b|nor\b)[\w'-]+){0,4}[^\w.;,]*$"  # ≤ 4 words between negation and match, no "or"
 )
 _EXONERATED_AFTER = re.compile(
