@@ -248,7 +248,7 @@ class Engine:
     rubrics: dict[str, CompiledRubric]
     concepts: ConceptIndex
     stems: frozenset[str]  # every stem a rubric or concept can match
-    words: tuple[str, ...]  # every rubric or concept word as written (5+ letters), for typo matching
+    words: dict[str, tuple[str, ...]]  # rubric and concept words as written (5+ letters) by first letter, for typos
     word_stem: dict[str, str]
     parts: tuple[tuple[PhraseSet, bool], ...] = ()  # every rubric part, and whether it names a signature
     by_first: dict[str, tuple[tuple[int, Phrase], ...]] = field(default_factory=dict)  # first token → (part, rule)
@@ -318,7 +318,7 @@ def _build() -> Engine:
         for p in phrases:
             by_first.setdefault(p.tokens[0], []).append((number, p))
     return Engine(
-        rubrics, concepts, frozenset(stems), tuple(words), words, tuple(parts),
+        rubrics, concepts, frozenset(stems), _by_initial(words), words, tuple(parts),
         {k: tuple(v) for k, v in by_first.items()},
     )
 
@@ -333,10 +333,19 @@ def _correct(stem: str, word: str) -> str:
     if stem in eng.stems or len(word) < FUZZY_MIN_LEN or any(ch.isdigit() for ch in word):
         return stem
     cutoff = FUZZY_CUTOFF if len(word) >= 7 else FUZZY_CUTOFF_SHORT
-    for candidate, _score, _ in process.extract(word, eng.words, scorer=fuzz.ratio, score_cutoff=cutoff, limit=5):
-        if candidate[0] == word[0] and abs(len(candidate) - len(word)) <= 2:
+    candidates = eng.words.get(word[0], ())
+    for candidate, _score, _ in process.extract(word, candidates, scorer=fuzz.ratio, score_cutoff=cutoff, limit=5):
+        if abs(len(candidate) - len(word)) <= 2:
             return eng.word_stem[candidate]
     return stem
+
+
+def _by_initial(words: dict[str, str]) -> dict[str, tuple[str, ...]]:
+    """Typo candidates grouped by first letter: a typo keeps it, and the search is 20× smaller."""
+    groups: dict[str, list[str]] = {}
+    for w in words:
+        groups.setdefault(w[0], []).append(w)
+    return {k: tuple(v) for k, v in groups.items()}
 
 
 @dataclass(slots=True)
