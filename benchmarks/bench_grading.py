@@ -1,4 +1,10 @@
-"""Grader speed (targets: ≥ 2,000 grades/s on one core for typical replies, p99 < 10 ms, import < 300 ms)."""
+"""Grader speed. Targets: ≥ 2,000 grades/s in process with p99 < 10 ms; `tracedrill grade --batch` ≥ 1,000 grades/s
+for 4,000 replies, whole process (start-up, rubric compilation and JSON included); import < 300 ms.
+
+Replies: the project's own set (tests/data/replies.jsonl, chat-length) and the labelled corpus
+(tests/data/corpus/*.jsonl, which includes 150–300-word interview answers), reported separately.
+    PYTHONPATH=. python benchmarks/bench_grading.py
+"""
 
 from __future__ import annotations
 
@@ -6,46 +12,93 @@ import json
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-REPLIES = Path(__file__).resolve().parent.parent / "tests" / "data" / "replies.jsonl"
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data"
+BATCH_REPLIES = 4000
+
+
+def replies(which: str) -> list[tuple[str, str]]:
+    files = sorted((DATA / "corpus").glob("*.jsonl")) if which == "corpus" else [DATA / "replies.jsonl"]
+    rows = [json.loads(line) for f in files for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [(r["signature"], r["answer"]) for r in rows]
 
 
 def import_ms() -> float:
     code = "import time; t=time.perf_counter(); import bot.grading; print((time.perf_counter()-t)*1000)"
-    runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
-            for _ in range(5)]
+    runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                 cwd=ROOT).stdout) for _ in range(5)]
     return statistics.median(runs)
 
 
-def main() -> None:
-    print(f"import bot.grading: {import_ms():.0f} ms (target < 300 ms, fresh process, median of 5)")
+def in_process(name: str, items: list[tuple[str, str]]) -> None:
+    """Wall-clock rate and latency, and the CPU-time rate (the machine is shared: CPU time is what grading costs)."""
     from bot.grading import grade
 
-    rows = [json.loads(line) for line in REPLIES.read_text(encoding="utf-8").splitlines() if line.strip()]
-    grade(rows[0]["signature"], rows[0]["answer"])  # load rubrics once, as a running bot has
+    for sig, answer in items:  # warm: a running bot has compiled the rubrics and seen these words
+        grade(sig, answer)
     latencies = []
-    t0 = time.perf_counter()
-    rounds = 10
+    rounds = 3
+    t0, c0 = time.perf_counter(), time.process_time()
     for _ in range(rounds):
-        for r in rows:
+        for sig, answer in items:
             a = time.perf_counter()
-            grade(r["signature"], r["answer"])
+            grade(sig, answer)
             latencies.append((time.perf_counter() - a) * 1000)
-    total = time.perf_counter() - t0
+    total, cpu = time.perf_counter() - t0, time.process_time() - c0
     latencies.sort()
     p99 = latencies[int(0.99 * len(latencies)) - 1]
-    rate = len(latencies) / total
-    print(f"{len(latencies)} grades of the labelled replies: {rate:,.0f} grades/s (target ≥ 2,000; "
-          f"{rate / 2000:.1f}× target), median {statistics.median(latencies):.2f} ms, p99 {p99:.2f} ms "
-          f"(target < 10 ms)")
-    cold = [f"fresh reply number {i}: the dataloader can't keep up, add workers" for i in range(2000)]
+    rate, cpu_rate = len(latencies) / total, len(latencies) / cpu
+    words = statistics.mean(len(a.split()) for _, a in items)
+    print(f"{name} ({len(items):,} replies, {words:.0f} words on average), {len(latencies):,} grades: "
+          f"{rate:,.0f} grades/s wall ({rate / 2000:.1f}× the 2,000 target), {cpu_rate:,.0f} grades/s of CPU time; "
+          f"median {statistics.median(latencies):.2f} ms, p99 {p99:.2f} ms (target < 10 ms), "
+          f"max {latencies[-1]:.1f} ms")
+
+
+def cold_start(items: list[tuple[str, str]]) -> None:
+    from bot.grading import grade
+    from bot.grading.matcher import clear_caches, engine
+
+    clear_caches()
     t0 = time.perf_counter()
-    for text in cold:
-        grade("input_starvation", text)
-    rate_cold = 2000 / (time.perf_counter() - t0)
-    print(f"2,000 never-seen replies (no warm caches for their words): {rate_cold:,.0f} grades/s")
+    engine()
+    print(f"compile rubrics and vocabulary once: {(time.perf_counter() - t0) * 1000:.0f} ms")
+    t0 = time.perf_counter()
+    for sig, answer in items:  # cold stem and typo caches, as a freshly started bot sees them
+        grade(sig, answer)
+    print(f"first pass over {len(items):,} replies (cold caches): {len(items) / (time.perf_counter() - t0):,.0f} "
+          f"grades/s")
+
+
+def whole_process(items: list[tuple[str, str]]) -> None:
+    lines = [json.dumps({"signature": s, "answer": a}) for s, a in (items * (BATCH_REPLIES // len(items) + 1))]
+    lines = lines[:BATCH_REPLIES]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "batch.jsonl"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        t0 = time.perf_counter()
+        out = subprocess.run([sys.executable, "-m", "bot.cli", "grade", "--batch", str(path)], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout
+        seconds = time.perf_counter() - t0
+    graded = sum(1 for line in out.splitlines() if line.strip())
+    assert graded == BATCH_REPLIES, graded
+    rate = graded / seconds
+    print(f"tracedrill grade --batch, {graded:,} replies, whole process: {seconds:.2f} s = {rate:,.0f} grades/s "
+          f"(target ≥ 1,000; {rate / 1000:.1f}× target)")
+
+
+def main() -> None:
+    chat, corpus = replies("project"), replies("corpus")
+    print(f"import bot.grading: {import_ms():.0f} ms (target < 300 ms, fresh process, median of 5)")
+    cold_start(chat + corpus)
+    in_process("project set (chat-length replies)", chat)
+    if corpus:
+        in_process("independent corpus (incl. 150–300-word interview answers)", corpus)
+    whole_process(chat + corpus)
 
 
 if __name__ == "__main__":

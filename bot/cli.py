@@ -115,9 +115,10 @@ def render(signature: str, seed: int, difficulty: str, reveal: bool, theme: str,
 @click.option("--batch", "batch", type=click.File("r", encoding="utf-8", errors="replace"),
               help="JSON lines {signature, answer, seed?, difficulty?}; '-' for stdin.")
 @click.option("--human", is_flag=True, help="Print the feedback table instead of JSON.")
+@click.option("--explain", is_flag=True, help="Print the grade and which concepts and rules matched where.")
 @click.argument("answer", required=False)
 def grade_command(signature: str | None, seed: int | None, difficulty: str, batch: TextIO | None, human: bool,
-                  answer: str | None) -> None:
+                  explain: bool, answer: str | None) -> None:
     """Grade a free-text diagnosis (or a batch of them) and print JSON."""
     from .grading.batch import grade_line, grade_one
 
@@ -130,6 +131,11 @@ def grade_command(signature: str | None, seed: int | None, difficulty: str, batc
         raise click.UsageError("give --signature ID and an answer, or --batch FILE")
     if answer is None or answer == "-":
         answer = sys.stdin.read()
+    if explain:
+        from .grading.explain import explain as explain_grade
+
+        click.echo(explain_grade(signature, answer))
+        return
     result = grade_one(signature, answer, seed, difficulty)
     click.echo(result.feedback() if human else json.dumps(result.as_dict(), ensure_ascii=False))
 
@@ -203,9 +209,11 @@ def serve(platforms: str | None, http: bool | None, host: str | None, port: int 
 
     from .app import ConfigError, plan_serve
     from .app import serve as run_serve
+    from .grading.matcher import engine
     from .settings import ServeSettings
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    engine()  # compile the rubrics once at start-up, before any answer arrives (and fail here if one is broken)
     try:
         plan = plan_serve(ServeSettings(), platforms=platforms, http=http, host=host, port=port,
                           health_port=health_port)

@@ -19,9 +19,9 @@ def test_every_bundled_rubric_loads_and_is_complete() -> None:
     rubrics = load_rubrics()
     assert set(rubrics) == set(SIGNATURE_IDS)
     for sig, r in rubrics.items():
-        assert r.signature.phrases
-        assert r.measurement.phrases
-        assert r.fix.phrases
+        assert r.signature.rules
+        assert r.measurement.rules
+        assert r.fix.rules
         if r.twin:
             assert rubrics[r.twin].twin == sig, "twins point at each other"
         figures = generate(sig, 1).figures
@@ -32,12 +32,12 @@ def test_a_malformed_rubric_is_rejected() -> None:
     with pytest.raises(ValueError, match="unknown signature"):
         parse_rubric(
             'id = "nope"\ntitle = "x"\ntell = "a tell long enough"\n'
-            '[signature]\nhint = "a hint long enough"\nphrases = ["a"]\n'
-            '[measurement]\nhint = "a hint long enough"\nphrases = ["a"]\n'
-            '[fix]\nhint = "a hint long enough"\nphrases = ["a"]\n'
+            '[signature]\nhint = "a hint long enough"\nrules = ["a"]\n'
+            '[measurement]\nhint = "a hint long enough"\nrules = ["a"]\n'
+            '[fix]\nhint = "a hint long enough"\nrules = ["a"]\n'
         )
     with pytest.raises(ValueError, match="validation error"):
-        parse_rubric('id = "healthy"\ntitle = "x"\ntell = "a tell long enough"\n[signature]\nphrases = []\n')
+        parse_rubric('id = "healthy"\ntitle = "x"\ntell = "a tell long enough"\n[signature]\nrules = []\n')
 
 
 @pytest.mark.parametrize(

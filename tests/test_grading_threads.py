@@ -1,36 +1,71 @@
-"""grade() runs in worker threads (asyncio.to_thread): words stemmed concurrently must equal serial ones."""
+"""Concurrent grading equals serial grading, from a cold start (nothing compiled, no stems cached)."""
 
 from __future__ import annotations
 
+import json
 import sys
+import threading
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
-from bot.grading.text import canonical
+from bot.grading import grade
+from bot.grading.corpus import load_rows
+from bot.grading.matcher import clear_caches
+
+THREADS = 16
+SHARERS = 4  # each reply is graded by this many threads at once
+OLD_SET = Path(__file__).parent / "data" / "replies.jsonl"
+
+
+def _replies() -> list[tuple[str, str]]:
+    rows = load_rows()
+    rows += [json.loads(line) for line in OLD_SET.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [(r["signature"], r["answer"]) for r in rows]
 
 
 @pytest.fixture
-def eager_thread_switches() -> Iterator[None]:
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # switch threads as often as CPython allows: races show up at once
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(old)
+def fast_switching() -> Iterator[None]:
+    """Switch threads every 10 µs so unsafe shared state is hit, not just possible."""
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    yield
+    sys.setswitchinterval(before)
 
 
-@pytest.mark.usefixtures("eager_thread_switches")
-def test_words_stemmed_in_threads_equal_words_stemmed_serially() -> None:
-    stems = ("synchroniz", "overlapp", "throttl", "allocat", "bucket", "fragment", "launch", "starv")
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    # No digits (a word with a digit is kept as is): every word goes through the stemmer.
-    words = [f"{a}{b}{stem}{suffix}" for a in letters for b in letters[:12] for stem in stems
-             for suffix in ("ing", "ation", "ed")]
-    canonical.cache_clear()  # canonical() is memoised: start cold so every thread really stems
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        threaded = list(pool.map(canonical, words, chunksize=7))
-    canonical.cache_clear()
-    serial = [canonical(w) for w in words]
-    assert threaded == serial
+def test_sixteen_threads_on_a_cold_cache_grade_exactly_like_one(fast_switching: None) -> None:
+    replies = _replies()
+    clear_caches()
+    serial = [grade(sig, answer).as_dict() for sig, answer in replies]
+
+    clear_caches()  # cold again: the threads race to compile the rubrics and fill every cache
+    start = threading.Barrier(THREADS)
+    results: list[dict[int, dict[str, object]] | None] = [None] * THREADS
+    errors: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            start.wait()
+            # Each reply is graded by SHARERS threads at the same moment, so the same words are being stemmed and
+            # corrected by several threads at once, and every reply is graded by some thread.
+            out: dict[int, dict[str, object]] = {}
+            for i in range(k % SHARERS, len(replies), SHARERS):
+                out[i] = grade(*replies[i]).as_dict()
+            results[k] = out
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(THREADS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[:3]
+    graded = set()
+    for k, got in enumerate(results):
+        assert got is not None
+        graded |= set(got)
+        diffs = [i for i, result in got.items() if result != serial[i]]
+        assert not diffs, f"thread {k}: {len(diffs)} results differ from serial, first: {replies[diffs[0]]}"
+    assert graded == set(range(len(replies)))

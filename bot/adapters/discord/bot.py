@@ -17,7 +17,7 @@ from discord import app_commands
 from ...drills.channel_config import ConfigChange, parse_signatures, validate
 from ...drills.commands import parse
 from ...drills.engine import DrillEngine
-from ...drills.errors import DrillError
+from ...drills.errors import DrillError, NotRecorded
 from ...drills.home import HomeService
 from ...drills.ports import ChannelRef, UserRef
 from ...drills.service import TeamService
@@ -146,6 +146,9 @@ class TraceBot:
             reply += f"\n{outcome.grade.feedback()}" if outcome.late else ""
         except DrillError as exc:
             reply = str(exc)
+        except Exception:  # any grading or storage failure: tell the person, never drop the answer silently
+            log.exception("submit failed for drill %s", drill_id)
+            reply = str(NotRecorded())
         await interaction.followup.send(reply[:2000], ephemeral=True, allowed_mentions=NO_PINGS)
 
     async def _reply_later(self, interaction: discord.Interaction, work: Any) -> None:

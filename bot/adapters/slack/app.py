@@ -303,6 +303,9 @@ def _register(app: AsyncApp, engine: DrillEngine, service: TeamService, settings
             reply = str(exc)
         except DrillError as exc:
             reply = str(exc)
+        except Exception:  # any grading or storage failure: tell the person, never drop the answer silently
+            log.exception("submit failed for drill %s", drill_id)
+            reply = str(NotRecorded())
         await _tell(client, channel, user, escape(reply))
 
     async def _tell(client: Any, channel: ChannelRef, user: UserRef, text: str) -> None:
