@@ -205,10 +205,11 @@ def serve(platforms: str, http: bool, host: str, port: int) -> None:
               help="Also draw the trace (a representative stretch, annotated) to this PNG.")
 def analyze(path: Path, as_json: bool, out_file: Path | None) -> None:
     """Run the reading order on a Kineto / Chrome trace (file, .json.gz, or a folder of rank files)."""
-    from .analyze.service import AnalysisError, analyze_path
+    from .analyze.bounded import analyze_file
+    from .analyze.service import AnalysisError
 
-    try:
-        result = analyze_path(path, picture=out_file is not None)
+    try:  # in a worker process with memory / CPU / time limits: the file may be hostile
+        result = analyze_file(path, picture=out_file is not None)
     except AnalysisError as exc:
         raise click.ClickException(str(exc)) from exc
     if out_file is not None and result.png is not None:

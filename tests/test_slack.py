@@ -393,3 +393,18 @@ async def test_trace_analyze_reads_the_newest_shared_trace(slack: Harness, tmp_p
     await slack.command("analyze")
     error = (await slack.api.wait_for("response_url", 3))[-1].params["text"]
     assert "gzip" in error
+
+
+async def test_trace_analyze_says_busy_when_every_worker_is_taken(slack: Harness, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from bot.analyze import bounded
+    from bot.scenarios.export import export_scenario
+    from bot.scenarios.registry import generate
+
+    export_scenario(generate("sync_stall", 4), tmp_path)
+    slack.api.shared_files["rank-0.json"] = (tmp_path / "rank-0.json").read_bytes()
+    monkeypatch.setattr(bounded, "gate", bounded.Gate(running=1, waiting=0, queue_seconds=0))
+    with bounded.gate:  # another upload is being analysed
+        await slack.command("analyze")
+        reply = (await slack.api.wait_for("response_url", 1))[-1].params
+    assert reply["response_type"] == "ephemeral"
+    assert "busy" in reply["text"] and "try again" in reply["text"]

@@ -58,15 +58,12 @@ def check_upload(filename: str, size: int) -> None:
 
 
 def analyze_bytes(filename: str, data: bytes, *, picture: bool = True) -> AnalysisResult:
-    """Analyse an uploaded trace (written to a private temporary folder first)."""
-    import tempfile
+    """Analyse an uploaded trace in a worker process with memory, CPU and time limits (see bounded.py); raises
+    AnalysisError (AnalysisBusy when every worker is taken) with one line for the person who uploaded it."""
+    from .bounded import analyze_upload
 
     check_upload(filename, len(data))
-    safe = Path(filename).name or "trace.json"
-    with tempfile.TemporaryDirectory(prefix="tracedrill-") as tmp:
-        path = Path(tmp) / safe
-        path.write_bytes(data)
-        return analyze_path(path, picture=picture)
+    return analyze_upload(filename, data, picture=picture)
 
 
 def scenario_from_bytes(filename: str, data: bytes) -> Scenario:
