@@ -17,12 +17,13 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
+from ..cleantext import clean_text
 from ..grading import Grade, grade
 from ..render.cache import RenderCache
 from ..scenarios.ids import DIFFICULTIES, SIGNATURE_IDS
 from ..scenarios.model import Scenario
 from ..store import repo
-from ..store.db import Database
+from ..store.db import Database, begin_write
 from ..store.models import Attempt, Channel, DeliveryKey, Drill, TraceUpload, User, Workspace
 from . import scenarios as sc
 from .errors import DrillError, DrillNotFound, NotRecorded
@@ -235,7 +236,7 @@ class DrillEngine:
                      ) -> SubmitOutcome:
         """Grade and store an answer. Raises DrillNotFound, or NotRecorded when the database fails."""
         now = self.clock()
-        text = text if isinstance(text, str) else str(text)
+        text = clean_text(text if isinstance(text, str) else str(text))  # invalid UTF-8, NUL, control characters
         try:
             meta = await asyncio.to_thread(self._drill_meta, user, drill_id)
             scenario = await asyncio.to_thread(self._scenario_for, meta)
@@ -263,6 +264,7 @@ class DrillEngine:
             if ws is None or d is None:
                 raise DrillNotFound(drill_id)
             if key is not None:
+                begin_write(s)  # the savepoint must not be the outermost transaction (SQLite)
                 try:
                     with s.begin_nested():
                         s.add(DeliveryKey(key=key[:200], workspace_id=ws.id, created_at=now))
@@ -366,17 +368,26 @@ class DrillEngine:
             return True
 
     async def reveal_due(self) -> list[int]:
-        """Reveal every drill whose deadline has passed (the startup sweep and `drill reveal-due`)."""
+        """Reveal every drill whose deadline has passed (the startup sweep); failures are logged and retried later."""
+        revealed, failed = await self.reveal_due_report()
+        for drill_id, exc in failed:
+            log.warning("reveal of drill %s failed: %s", drill_id, exc)
+        return revealed
+
+    async def reveal_due_report(self) -> tuple[list[int], list[tuple[int, Exception]]]:
+        """Reveal every overdue drill: (revealed ids, [(id, error)] of those that failed). `drill reveal-due` uses
+        the failures for its exit code."""
         now = self.clock()
         due = await asyncio.to_thread(self._overdue, now)
-        revealed = []
+        revealed: list[int] = []
+        failed: list[tuple[int, Exception]] = []
         for ws_id, drill_id in due:
             try:
                 if await self.reveal(drill_id, ws_id):
                     revealed.append(drill_id)
             except Exception as exc:
-                log.warning("reveal of drill %s failed: %s", drill_id, exc)
-        return revealed
+                failed.append((drill_id, exc))
+        return revealed, failed
 
     def _overdue(self, now: datetime) -> list[tuple[int, int]]:
         with self.db.session() as s:

@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ..store.db import Database
+from ..store.db import Database, begin_write
 from ..store.models import Attempt, LeaderboardArchive, User
 from .periods import PERIODS, period_bounds, previous_period
 
@@ -69,6 +69,7 @@ def archive_previous_periods(db: Database, workspace_id: int, channel_id: int, t
             if exists is not None:
                 continue
             rows = board(s, workspace_id, "channel", channel_id, start, end, 10)
+            begin_write(s)  # the savepoint must not be the outermost transaction (SQLite)
             try:
                 with s.begin_nested():
                     s.add(LeaderboardArchive(workspace_id=workspace_id, scope="channel", scope_id=channel_id,

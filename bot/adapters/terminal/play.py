@@ -72,7 +72,11 @@ async def play(engine: DrillEngine, chat: TerminalChat, opts: PlayOptions, conso
         await engine.abandon(started.id, channel)
         console.print("\nStopped. Nothing was stored.")
         return 130
-    outcome = await engine.submit(started.id, user_ref(opts.user), answer)
+    try:
+        outcome = await engine.submit(started.id, user_ref(opts.user), answer)
+    except BaseException:
+        await engine.abandon(started.id, channel)  # no answer stored: no unanswered drill left behind either
+        raise
     _print_grade(console, outcome)
     await engine.reveal(started.id, force=True)
     console.print(Panel(scenario.reveal.as_text(), title="Reveal", expand=False))
