@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
 import snowballstemmer
 
-_STEMMER = snowballstemmer.stemmer("english")
+_STEMMERS = threading.local()  # a snowball stemmer keeps its word in instance state: one per thread
+
+
+def _stem(word: str) -> str:
+    stemmer = getattr(_STEMMERS, "english", None)
+    if stemmer is None:
+        stemmer = _STEMMERS.english = snowballstemmer.stemmer("english")
+    return str(stemmer.stemWord(word))
 
 # Multi-word and punctuated spellings folded to one token before tokenising.
 _COMPOUNDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
@@ -246,7 +254,8 @@ def canonical(word: str) -> str:
         return "not"
     if any(ch.isdigit() for ch in word):
         return word
-    return _ALIASES.get(_STEMMER.stemWord(word), _STEMMER.stemWord(word))
+    stem = _stem(word)
+    return _ALIASES.get(stem, stem)
 
 
 def clauses(cleaned: str) -> list[Clause]:
