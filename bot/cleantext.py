@@ -37,3 +37,16 @@ def clean_name(text: str | bytes, limit: int = NAME_CHARS) -> str:
     """A display name: one line, no control or direction-override characters, at most `limit` characters."""
     text = _NAME_CONTROL.sub("", valid_unicode(text))
     return " ".join(text.split())[:limit].rstrip()  # tabs and line breaks become single spaces
+
+
+def trace_label(text: str, limit: int = 1000) -> str:
+    """A name read from an uploaded trace (kernel, thread, device, file): no backticks, so it can never close
+    the code block it is shown in, and no control characters; long C++ names cut to `limit`."""
+    text = _NAME_CONTROL.sub("", valid_unicode(text)).replace("`", "'")
+    return re.sub(r"[\t\n\v\f\r]+", " ", text)[:limit]  # one line
+
+
+def in_code_block(text: str) -> str:
+    """Text for a chat code block (``` … ```): backticks become quotes, so nothing inside can end the block
+    and turn the rest into markdown (links, mentions, headings) in a public message."""
+    return "```\n" + _CONTROL.sub("", text).replace("`", "'") + "\n```"

@@ -382,12 +382,17 @@ async def test_trace_analyze_reads_the_newest_shared_trace(slack: Harness, tmp_p
     assert "Share a torch.profiler trace" in first
     export_scenario(generate("sync_stall", 4), tmp_path)
     slack.api.shared_files["notes.txt"] = b"hello"
-    slack.api.shared_files["rank-0.json"] = (tmp_path / "rank-0.json").read_bytes()
+    doc = json.loads((tmp_path / "rank-0.json").read_text())
+    for ev in doc["traceEvents"]:  # kernel names that try to close the code block and post a link
+        if ev.get("cat") == "kernel" and "nccl" not in str(ev.get("name", "")).lower():
+            ev["name"] = "pwn```\n*free gpus* at https://evil.example\n```" + str(ev["name"])
+    slack.api.shared_files["rank-0.json"] = json.dumps(doc).encode()
     await slack.command("analyze")
     reply = (await slack.api.wait_for("response_url", 2))[-1].params
     assert reply["response_type"] == "in_channel", reply
     assert "Most likely" in reply["text"]
     assert "sync_stall" in reply["text"]
+    assert "free gpus" in reply["text"] and reply["text"].count("`") == 6, reply["text"]
     await slack.api.wait_for("files.completeUploadExternal")
     slack.api.shared_files["broken.json.gz"] = b"\x1f\x8b\x08\x00garbage"
     await slack.command("analyze")

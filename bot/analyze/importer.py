@@ -17,6 +17,7 @@ from typing import IO, Any
 
 import ijson
 
+from ..cleantext import trace_label
 from ..scenarios.model import Category, Event, Rank, Track, TrackKind
 from .guard import GuardedReader, TraceLimitError
 
@@ -84,7 +85,8 @@ def _category(cat: str, name: str) -> Category | None:
 def read_rank(path: Path, fallback_rank: int, max_events: int = MAX_EVENTS) -> RawRank:
     """Stream one file's events into a RawRank. Raises TraceFileError with a clear reason."""
     meta = _read_meta(path)
-    raw = RawRank(meta.get("rank", fallback_rank), meta.get("world_size", 1), path.name, meta.get("device", ""))
+    raw = RawRank(meta.get("rank", fallback_rank), meta.get("world_size", 1), trace_label(path.name, 200),
+                  meta.get("device", ""))
     seen = 0
     names: dict[str, str] = {}
     try:
@@ -118,7 +120,7 @@ def _read_meta(path: Path) -> dict[str, Any]:
                 elif prefix == "distributedInfo.world_size" and event == "number":
                     meta["world_size"] = int(value)
                 elif prefix == "deviceProperties.item.name" and "device" not in meta:
-                    meta["device"] = str(value)
+                    meta["device"] = trace_label(str(value), 200)
                 elif prefix == "traceEvents" and event == "start_array":
                     break  # Kineto writes its metadata before the events; reading on would parse the file twice
     except TraceLimitError as exc:
@@ -151,11 +153,11 @@ def _add(raw: RawRank, ev: Any, names: dict[str, str]) -> None:
         return
     ph = ev.get("ph")
     name = str(ev.get("name", ""))
-    name = names.setdefault(name, name)  # one string object per distinct name
+    name = names.get(name) or names.setdefault(name, trace_label(name))  # one clean string per distinct name
     if ph == "M":
         if name == "thread_name" and isinstance(ev.get("args"), dict):
             with contextlib.suppress(TypeError, ValueError):
-                raw.thread_names[int(ev.get("tid", 0))] = str(ev["args"].get("name", ""))
+                raw.thread_names[int(ev.get("tid", 0))] = trace_label(str(ev["args"].get("name", "")), 200)
         return
     if ph == "C":
         sample = ev.get("args")

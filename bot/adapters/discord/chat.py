@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import discord
 
+from ...cleantext import in_code_block
 from ...drills.ports import ChannelRef, DrillPost, MessageRef, RevealPost, UserRef
 from .views import drill_view
 
@@ -25,8 +26,10 @@ class FollowUp:
 
 def drill_embed(post: DrillPost) -> discord.Embed:
     ts = int(post.deadline.timestamp())
-    embed = discord.Embed(title=f"Trace drill #{post.drill_id} — {post.title}"[:256],
-                          description="\n".join(post.context_lines)[:4000], colour=discord.Colour.blurple())
+    md = discord.utils.escape_markdown  # a drill from an uploaded trace quotes its file and device names
+    embed = discord.Embed(title=f"Trace drill #{post.drill_id} — {md(post.title)}"[:256],
+                          description="\n".join(md(line) for line in post.context_lines)[:4000],
+                          colour=discord.Colour.blurple())
     embed.add_field(name="Deadline", value=f"<t:{ts}:R> (at <t:{ts}:T>)", inline=False)
     embed.add_field(name="How to answer", value="Read it in order: step → gaps → overlap → top kernels. Press "
                     "**Submit diagnosis**; answers stay hidden until the reveal.", inline=False)
@@ -66,10 +69,11 @@ class DiscordChat:
         thread = await self._thread(ref, f"Reveal · drill #{post.drill_id}")
         ranked = "\n".join(f"{i}. {discord.utils.escape_markdown(s.user)} — {s.points} pts "
                            f"({round(100 * s.score)}/100)" for i, s in enumerate(post.scores, start=1))
-        await thread.send(f"**Reveal — {post.headline}**", file=discord.File(io.BytesIO(post.image_png),
-                          "reveal.png"), allowed_mentions=NO_PINGS)
+        headline = discord.utils.escape_markdown(post.headline)
+        await thread.send(f"**Reveal — {headline}**", file=discord.File(io.BytesIO(post.image_png), "reveal.png"),
+                          allowed_mentions=NO_PINGS)
         for part in chunks(post.text):
-            await thread.send(f"```\n{part}\n```", allowed_mentions=NO_PINGS)
+            await thread.send(in_code_block(part), allowed_mentions=NO_PINGS)
         last = await thread.send("**Scores**\n" + (ranked or "Nobody answered this one."), allowed_mentions=NO_PINGS)
         return MessageRef(ref.channel, str(last.id))
 
