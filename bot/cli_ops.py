@@ -118,8 +118,9 @@ def drill_answer(drill_id: int, user: str, text: str, database_url: str | None, 
         outcome = asyncio.run(engine.submit(drill_id, user_ref(user), text))
     except DrillError as exc:
         _fail(exc)
+    # Points stay hidden until the reveal (null), or a player could answer, look, and revise; the key stays.
     data: dict[str, Any] = {"drill_id": drill_id, "user": user, "status": outcome.status,
-                            "late": outcome.late, "points": outcome.points}
+                            "late": outcome.late, "points": outcome.points if outcome.late else None}
     if outcome.late:  # graded privately, not scored
         data |= {"score": outcome.grade.score, "feedback": outcome.grade.feedback()}
     human = outcome.private_text() + (f"\n{outcome.grade.feedback()}" if outcome.late else "")
@@ -165,17 +166,20 @@ def drill_list(database_url: str | None, as_json: bool) -> None:
 
 
 @click.command()
-@click.option("--channel", "channel", default=None, help="terminal:NAME (default: all your terminal play)")
+@click.option("--channel", "channel", default=None, help="terminal:NAME (default: every terminal channel)")
+@click.option("--solo", is_flag=True, help="The solo board: points from `tracedrill play` (kept off channel boards).")
 @click.option("--period", type=click.Choice(("week", "month", "all")), default="week", show_default=True)
 @database_option
 @json_option
-def leaderboard(channel: str | None, period: str, database_url: str | None, as_json: bool) -> None:
-    """Points by user for a terminal channel (or the whole local workspace)."""
+def leaderboard(channel: str | None, solo: bool, period: str, database_url: str | None, as_json: bool) -> None:
+    """Points by user for a terminal channel (or the whole local workspace), revealed drills only."""
     from .local import open_database
     from .reports import terminal_leaderboard
 
+    if solo and channel:
+        raise click.UsageError("give --channel or --solo, not both")
     name = _channel_name(channel) if channel else None
-    rows = terminal_leaderboard(open_database(database_url), name, period)
+    rows = terminal_leaderboard(open_database(database_url), name, period, solo=solo)
     human = "\n".join(f"{r.rank:>2}. {r.user:<20} {r.points:>6} pts  {r.answers} answers  mean {r.mean_score:.2f}"
                       for r in rows) or "no answers in this period"
     _out([asdict(r) for r in rows], as_json, human)

@@ -26,7 +26,7 @@ from ..store import repo
 from ..store.db import Database, begin_write
 from ..store.models import Attempt, Channel, DeliveryKey, Drill, TraceUpload, User, Workspace
 from . import scenarios as sc
-from .errors import DrillError, DrillNotFound, NotRecorded
+from .errors import DrillError, DrillNotFound, EmptyRevision, NotRecorded
 from .policy import points
 from .ports import ChannelRef, ChatPort, DrillPost, MessageRef, RevealPost, ScoreLine, UserRef
 from .selection import choose_seed, choose_signature, daily_seed
@@ -122,6 +122,8 @@ class DrillEngine:
         scheduled: bool = False,
         group_id: int | None = None,
         trace_id: int | None = None,
+        solo: bool = False,
+        speed_bonus: bool = True,
     ) -> StartedDrill:
         if signature is not None and signature not in SIGNATURE_IDS:
             raise DrillError(f"Unknown signature {signature!r}. Try one of: {', '.join(SIGNATURE_IDS)}")
@@ -132,7 +134,7 @@ class DrillEngine:
         now = self.clock()
         drill_id, ch_data, sig, seed_, diff, deadline = await asyncio.to_thread(
             self._create_drill, channel, signature, seed, difficulty, duration_seconds, scheduled, group_id, now,
-            trace_id,
+            trace_id, solo, speed_bonus,
         )
         scenario = await asyncio.to_thread(self._scenario_for, DrillKey(sig, seed_, diff, None, trace_id))
         png = await asyncio.to_thread(sc.drill_png, self.renders, scenario, self.theme)
@@ -152,7 +154,8 @@ class DrillEngine:
 
     def _create_drill(self, channel: ChannelRef, signature: str | None, seed: int | None, difficulty: str | None,
                       duration: int | None, scheduled: bool, group_id: int | None, now: datetime,
-                      trace_id: int | None = None) -> tuple[int, ChannelInfo, str, int, str, datetime]:
+                      trace_id: int | None = None, solo: bool = False, speed_bonus: bool = True
+                      ) -> tuple[int, ChannelInfo, str, int, str, datetime]:
         with self.db.session() as s:
             ws = repo.workspace(s, channel.platform, channel.workspace, "", now)
             ch = repo.channel(s, ws, channel.channel, channel.name)
@@ -178,7 +181,8 @@ class DrillEngine:
             seconds = duration or ch.answer_seconds or self.answer_seconds
             deadline = now + timedelta(seconds=seconds)
             d = Drill(workspace_id=ws.id, channel_id=ch.id, group_id=group_id, signature=signature, seed=seed,
-                      difficulty=diff, scheduled=scheduled, posted_at=now, deadline_at=deadline, trace_id=trace_id)
+                      difficulty=diff, scheduled=scheduled, posted_at=now, deadline_at=deadline, trace_id=trace_id,
+                      solo=solo, speed_bonus=speed_bonus)
             s.add(d)
             s.flush()
             return d.id, ChannelInfo(ch.id, ws.id, ch.timezone, ch.answer_mode), signature, seed, diff, deadline
@@ -272,9 +276,11 @@ class DrillEngine:
                     return SubmitOutcome("duplicate", g, 0, False, drill_id)
             u = repo.user(s, ws, user.user, user.name)
             late = now > d.deadline_at or d.revealed_at is not None
-            pts = points(g.score, d.posted_at, d.deadline_at, now, late)
+            pts = points(g.score, d.posted_at, d.deadline_at, now, late, d.speed_bonus)
             existing = s.scalars(select(Attempt).where(Attempt.drill_id == d.id, Attempt.user_id == u.id,
                                                        Attempt.late.is_(late))).first()
+            if existing is not None and not text.strip():
+                raise EmptyRevision(drill_id)  # a stray empty submit must not replace a scored answer with 0
             if existing is None:
                 existing = Attempt(drill_id=d.id, user_id=u.id, workspace_id=ws.id, channel_id=d.channel_id,
                                    group_id=d.group_id, signature=d.signature, late=late, revisions=0)

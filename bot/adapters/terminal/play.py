@@ -49,7 +49,8 @@ async def play(engine: DrillEngine, chat: TerminalChat, opts: PlayOptions, conso
         data = await asyncio.to_thread(opts.trace.read_bytes)
         trace_id, _ = await engine.store_trace(channel, opts.trace.name, data)
     started = await engine.start(channel, signature=opts.signature, seed=opts.seed, difficulty=opts.difficulty,
-                                 duration_seconds=max(10, seconds), trace_id=trace_id)
+                                 duration_seconds=max(10, seconds), trace_id=trace_id, solo=True,
+                                 speed_bonus=opts.timer)
     scenario = await asyncio.to_thread(engine.scenario_of, started)
     picture = started.message.message if started.message else ""
     from ...render.text import render_text
