@@ -184,10 +184,16 @@ async def test_trace_straggler_to_reveal_and_leaderboard(slack: Harness) -> None
 
 
 async def _parent_ts(db: Database, drill_id: int) -> str:
-    with db.session() as s:
-        d = s.get(Drill, drill_id)
-        assert d is not None
-        return str(d.message_ref)
+    """The drill message's ts, once stored: the engine stores it just after the post (and its upload) returns,
+    so reading it at once raced and sometimes gave 'None' (the thread answer then matched no drill)."""
+    for _ in range(250):
+        with db.session() as s:
+            d = s.get(Drill, drill_id)
+            assert d is not None
+            if d.message_ref is not None:
+                return str(d.message_ref)
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"drill {drill_id}: message ref never stored")
 
 
 async def test_forged_signature_and_stale_timestamp_get_401(slack: Harness, caplog: pytest.LogCaptureFixture) -> None:
