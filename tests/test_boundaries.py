@@ -19,9 +19,10 @@ from bot.store import repo
 from bot.store.db import Database
 from bot.store.models import Attempt, Drill, User
 
+from .dbs import LOCAL_POSTGRES
 from .helpers import Clock, channel, engine_for
 
-PG = os.environ.get("TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+PG = os.environ.get("TEST_DATABASE_URL", LOCAL_POSTGRES)
 PG_BASE = PG.rsplit("/", 1)[0]
 
 

@@ -62,7 +62,9 @@ def test_hostile_files_end_with_one_line_bounded_in_time_and_memory(tmp_path, ma
     assert path.stat().st_size < 3 * 2**20
     code, lines, seconds, peak_kb = run_cli_measured("analyze", str(path))
     assert code != 0
-    assert len(lines) == 1 and reason in lines[0], lines[:5]
+    assert len(lines) == 1, lines[:5]
+    # the guard's own reason; on a badly overloaded machine the worker's wall-clock limit may come first
+    assert reason in lines[0] or "analysis took longer than" in lines[0], lines[0]
     assert seconds <= 60
     assert peak_kb <= LIMIT_KB, f"peak {peak_kb / 1024:.0f} MB"
 
@@ -91,8 +93,8 @@ def test_guard_counts_depth_across_chunks_and_ignores_brackets_in_strings() -> N
 
 def test_worker_memory_and_time_limits_give_one_line(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     path = many_events(tmp_path / "many.json.gz", 3_000_000)
-    monkeypatch.setattr(bounded, "MEMORY_BYTES", 300 * 2**20)
-    with pytest.raises(AnalysisError, match="more than 300 MB") as memory:
+    monkeypatch.setattr(bounded, "MEMORY_BYTES", 200 * 2**20)
+    with pytest.raises(AnalysisError, match="more than 200 MB") as memory:
         bounded.analyze_file(path)
     assert "\n" not in str(memory.value)
     monkeypatch.setattr(bounded, "MEMORY_BYTES", 2**30)
