@@ -32,8 +32,8 @@ lock: | $(BIN)/python  ## refresh both locks after changing pyproject.toml's dep
 demo: $(STAMP_RUN)  ## a solo drill in the terminal, on the embedded SQLite database
 	$(BIN)/tracedrill play $(DEMO_ARGS)
 
-test: $(STAMP_DEV)  ## install with dev extras and run the whole suite
-	$(BIN)/python -m pytest -q
+test: $(STAMP_DEV)  ## install with dev extras and run the whole suite, one worker per core
+	$(BIN)/python -m pytest -q -n auto --dist worksteal
 
 lint: $(STAMP_DEV)
 	$(BIN)/ruff check bot tests benchmarks

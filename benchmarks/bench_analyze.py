@@ -52,6 +52,18 @@ peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(f"{took:.2f} {peak:.0f} {r.signature}")
 """
 
+# The path `tracedrill analyze` and the chat commands take: a limited worker process (bounded.py), the guard.
+BOUNDED = """
+import resource, sys, time
+from pathlib import Path
+t0 = time.perf_counter()
+from bot.analyze.bounded import analyze_file
+r = analyze_file(Path(sys.argv[1]))
+took = time.perf_counter() - t0
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(f"{took:.2f} {peak:.0f} {r.signature}")
+"""
+
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
@@ -63,6 +75,11 @@ def main() -> None:
         print(f"trace: {n:,} events, {size:.0f} MB on disk")
         print(f"analyze (import + reading order + classification, fresh process): {float(took):.2f} s "
               f"(target < 10 s), peak RSS {float(peak):.0f} MB (target well under 1 GB); top finding: {sig}")
+        out = subprocess.run([sys.executable, "-c", BOUNDED, str(path)], capture_output=True, text=True, check=True)
+        took_b, peak_b, sig_b = out.stdout.split()
+        print(f"analyze in the limited worker (as the CLI and chat run it): {float(took_b):.2f} s, worker peak RSS "
+              f"{float(peak_b):.0f} MB (limit {2**30 // 2**20} MB address space); top finding: {sig_b}; "
+              f"worker/in-process time ratio {float(took_b) / float(took):.2f}")
 
 
 if __name__ == "__main__":

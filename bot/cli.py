@@ -9,6 +9,7 @@ from typing import TextIO
 
 import click
 
+from .cli_errors import FriendlyGroup
 from .scenarios.ids import DIFFICULTIES, MAX_SEED, SIGNATURE_IDS
 
 signature_option = click.option(
@@ -20,7 +21,7 @@ difficulty_option = click.option(
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=FriendlyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="tracedrill")
 def main() -> None:
     """Drill GPU performance-trace reading: synthetic traces, a grader, and chat bots."""
@@ -167,9 +168,10 @@ def play(signature: str | None, difficulty: str | None, seed: int | None, minute
 
     from .adapters.terminal.play import PlayOptions, default_user
     from .adapters.terminal.play import play as run_play
+    from .cleantext import clean_name
     from .local import local_engine
 
-    name = (user or default_user()).strip()
+    name = clean_name(user or default_user())
     if not name or len(name) > 64:
         raise click.BadParameter("give a name of 1–64 characters", param_hint="--user")
     console = Console(highlight=False)
@@ -178,6 +180,8 @@ def play(signature: str | None, difficulty: str | None, seed: int | None, minute
     from .drills.errors import DrillError
 
     opts = PlayOptions(name, signature, difficulty, seed, minutes, not no_timer, open_picture, from_trace)
+    if not sys.stdin.isatty() and hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="replace")  # piped binary: U+FFFD, not a UnicodeDecodeError mid-drill
     try:
         code = asyncio.run(run_play(engine, chat, opts, console, sys.stdin))
     except (AnalysisError, DrillError) as exc:
@@ -253,10 +257,11 @@ def healthcheck() -> None:
               help="Also draw the trace (a representative stretch, annotated) to this PNG.")
 def analyze(path: Path, as_json: bool, out_file: Path | None) -> None:
     """Run the reading order on a Kineto / Chrome trace (file, .json.gz, or a folder of rank files)."""
-    from .analyze.service import AnalysisError, analyze_path
+    from .analyze.bounded import analyze_file
+    from .analyze.service import AnalysisError
 
-    try:
-        result = analyze_path(path, picture=out_file is not None)
+    try:  # in a worker process with memory / CPU / time limits: the file may be hostile
+        result = analyze_file(path, picture=out_file is not None)
     except AnalysisError as exc:
         raise click.ClickException(str(exc)) from exc
     if out_file is not None and result.png is not None:

@@ -108,20 +108,23 @@ def drill_start(channel: str, signature: str | None, seed: int | None, difficult
 def drill_answer(drill_id: int, user: str, text: str, database_url: str | None, as_json: bool) -> None:
     """Answer a drill; the last answer before the deadline counts."""
     from .adapters.terminal.chat import user_ref
+    from .cleantext import clean_name
     from .drills.errors import DrillError
     from .local import local_engine
 
-    if not user.strip() or len(user) > 64:
+    user = clean_name(user)
+    if not user or len(user) > 64:
         raise click.BadParameter("give a user name of 1–64 characters", param_hint="--user")
     engine, _ = local_engine(database_url, _echo_for(as_json))
     try:
-        outcome = asyncio.run(engine.submit(drill_id, user_ref(user.strip()), text))
+        outcome = asyncio.run(engine.submit(drill_id, user_ref(user), text))
     except DrillError as exc:
         _fail(exc)
     finally:
         engine.db.dispose()
-    data: dict[str, Any] = {"drill_id": drill_id, "user": user.strip(), "status": outcome.status,
-                            "late": outcome.late, "points": outcome.points}
+    # Points stay hidden until the reveal (null), or a player could answer, look, and revise; the key stays.
+    data: dict[str, Any] = {"drill_id": drill_id, "user": user, "status": outcome.status,
+                            "late": outcome.late, "points": outcome.points if outcome.late else None}
     if outcome.late:  # graded privately, not scored
         data |= {"score": outcome.grade.score, "feedback": outcome.grade.feedback()}
     human = outcome.private_text() + (f"\n{outcome.grade.feedback()}" if outcome.late else "")
@@ -133,17 +136,25 @@ def drill_answer(drill_id: int, user: str, text: str, database_url: str | None, 
 @json_option
 def drill_reveal_due(database_url: str | None, as_json: bool) -> None:
     """Reveal every drill whose deadline has passed (each exactly once)."""
+    from .cli_errors import FriendlyError, friendly
     from .local import local_engine
 
     engine, chat = local_engine(database_url, _echo_for(as_json))
     try:
-        revealed = asyncio.run(engine.reveal_due())
+        revealed, failed = asyncio.run(engine.reveal_due_report())
     finally:
         engine.db.dispose()
     if not as_json:
         for user, text in chat.private:
             click.echo(f"— to {user} —\n{text}")
     _out({"revealed": revealed}, as_json, f"revealed {len(revealed)} drill(s)")
+    if failed:  # a cron job must see this: exit code 1, the reason in one line
+        ids = ", ".join(f"#{drill_id}" for drill_id, _ in failed)
+        first = failed[0][1]
+        nice = friendly(first)
+        reason = nice.message if nice else " ".join(str(first).split())[:160]
+        raise FriendlyError(f"{len(failed)} due drill(s) not revealed ({ids}): {reason}",
+                            nice.hint if nice else "run `tracedrill drill reveal-due` again; nothing was lost")
 
 
 @drill.command("list")
@@ -162,19 +173,22 @@ def drill_list(database_url: str | None, as_json: bool) -> None:
 
 
 @click.command()
-@click.option("--channel", "channel", default=None, help="terminal:NAME (default: all your terminal play)")
+@click.option("--channel", "channel", default=None, help="terminal:NAME (default: every terminal channel)")
+@click.option("--solo", is_flag=True, help="The solo board: points from `tracedrill play` (kept off channel boards).")
 @click.option("--period", type=click.Choice(("week", "month", "all")), default="week", show_default=True)
 @database_option
 @json_option
-def leaderboard(channel: str | None, period: str, database_url: str | None, as_json: bool) -> None:
-    """Points by user for a terminal channel (or the whole local workspace)."""
+def leaderboard(channel: str | None, solo: bool, period: str, database_url: str | None, as_json: bool) -> None:
+    """Points by user for a terminal channel (or the whole local workspace), revealed drills only."""
     from .local import open_database
     from .reports import terminal_leaderboard
 
+    if solo and channel:
+        raise click.UsageError("give --channel or --solo, not both")
     name = _channel_name(channel) if channel else None
     db = open_database(database_url)
     try:
-        rows = terminal_leaderboard(db, name, period)
+        rows = terminal_leaderboard(db, name, period, solo=solo)
     finally:
         db.dispose()
     human = "\n".join(f"{r.rank:>2}. {r.user:<20} {r.points:>6} pts  {r.answers} answers  mean {r.mean_score:.2f}"

@@ -34,13 +34,14 @@ def list_terminal_drills(db: Database, limit: int = 50) -> list[dict[str, Any]]:
                 for d, ch, n in s.execute(q)]
 
 
-def terminal_leaderboard(db: Database, channel: str | None, period: str) -> list[BoardRow]:
+def terminal_leaderboard(db: Database, channel: str | None, period: str, *, solo: bool = False) -> list[BoardRow]:
     with db.session() as s:
         ws = repo.find_workspace(s, PLATFORM, WORKSPACE)
         ch = repo.find_channel(s, ws, channel) if ws and channel else None
         if ws is None or (channel and ch is None):
             return []
-        scope, scope_id, tz = ("channel", ch.id, ch.timezone) if ch else ("workspace", ws.id, "UTC")
+        scope, scope_id, tz = ("channel", ch.id, ch.timezone) if ch else ("solo" if solo else "workspace", ws.id,
+                                                                            "UTC")
         ws_id = ws.id
     return leaderboard(db, ws_id, scope, scope_id, period, tz, utcnow())
 

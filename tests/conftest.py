@@ -18,4 +18,18 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault("MPLBACKEND", "Agg")
 
 
+def pytest_report_header(config: pytest.Config) -> str:
+    from .dbs import postgres_url
+
+    return postgres_url()[1]
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    from .dbs import postgres_url
+
+    url, why = postgres_url()
+    if url is None:  # after the results too, where nobody can miss it
+        terminalreporter.write_line(why, yellow=True, bold=True)
+
+
 from .dbs import database, empty_database  # noqa: E402,F401  (fixtures)

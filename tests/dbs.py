@@ -1,12 +1,18 @@
-"""Database fixtures: a temporary SQLite file always, and the real PostgreSQL when TEST_DATABASE_URL is set
-(each test in its own schema). If TEST_DATABASE_URL is set but unreachable, tests fail — never skip."""
+"""Database fixtures: a temporary SQLite file always, and the real PostgreSQL (each test in its own schema, so
+parallel workers and helpers never collide).
+
+PostgreSQL is TEST_DATABASE_URL when set — unreachable, its tests fail, never skip — else the local server at
+LOCAL_POSTGRES when it answers. When neither is there, every PostgreSQL case is still collected and reported as
+skipped with the reason, and the report header says so: they never vanish silently."""
 
 from __future__ import annotations
 
+import functools
 import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -14,9 +20,38 @@ from sqlalchemy import create_engine, text
 from bot.store.db import Database, normalize_url
 from bot.store.migrate import upgrade
 
+LOCAL_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
-def backends() -> list[str]:
-    return ["sqlite", "postgresql"] if os.environ.get("TEST_DATABASE_URL") else ["sqlite"]
+
+@functools.cache
+def postgres_url() -> tuple[str | None, str]:
+    """(URL to test on or None, one line saying which and why)."""
+    given = os.environ.get("TEST_DATABASE_URL")
+    if given:
+        return given, f"PostgreSQL tests on TEST_DATABASE_URL={_shown(given)}"
+    try:
+        import psycopg
+
+        with psycopg.connect(LOCAL_POSTGRES.replace("+psycopg", ""), connect_timeout=2):
+            pass
+    except Exception as exc:
+        reason = " ".join(str(exc).split())[:120]
+        return None, (f"PostgreSQL tests SKIPPED: no TEST_DATABASE_URL and the local server {LOCAL_POSTGRES} "
+                      f"does not answer ({reason})")
+    return LOCAL_POSTGRES, f"PostgreSQL tests on the local server {LOCAL_POSTGRES} (set TEST_DATABASE_URL to change)"
+
+
+def _shown(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def backends() -> list[Any]:
+    url, why = postgres_url()
+    if url is None:
+        return ["sqlite", pytest.param("postgresql", marks=pytest.mark.skip(reason=why))]
+    return ["sqlite", "postgresql"]
 
 
 def make_database(kind: str, tmp_path: Path, *, migrate: bool = True) -> Iterator[Database]:
@@ -27,7 +62,9 @@ def make_database(kind: str, tmp_path: Path, *, migrate: bool = True) -> Iterato
         yield db
         db.dispose()
         return
-    url = normalize_url(os.environ["TEST_DATABASE_URL"])
+    given, _ = postgres_url()
+    assert given is not None
+    url = normalize_url(given)
     schema = f"t_{uuid.uuid4().hex[:12]}"
     admin = create_engine(url)
     with admin.begin() as conn:

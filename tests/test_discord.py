@@ -274,15 +274,20 @@ def test_guild_ids_setting_parses_a_comma_list(monkeypatch: pytest.MonkeyPatch) 
     assert DiscordSettings().guild_ids == [1, 22, 333]
 
 
-async def test_trace_analyze_with_an_attachment(discord_env: Harness, tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_trace_analyze_with_an_attachment(discord_env: Harness, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from aiohttp import web
 
+    from bot.analyze import bounded
     from bot.scenarios.export import export_scenario
     from bot.scenarios.registry import generate
 
     h = discord_env
     export_scenario(generate("alloc_stall", 2), tmp_path)
-    data = (tmp_path / "rank-0.json").read_bytes()
+    doc = json.loads((tmp_path / "rank-0.json").read_text())
+    for ev in doc["traceEvents"]:  # kernel names that try to close the code block and post a link
+        if ev.get("cat") == "kernel" and "nccl" not in str(ev.get("name", "")).lower():
+            ev["name"] = "pwn```\n[free gpus](https://evil.example)\n```" + str(ev["name"])
+    data = json.dumps(doc).encode()
     async def serve_file(_request: web.Request) -> web.Response:
         return web.Response(body=data)
 
@@ -309,6 +314,18 @@ async def test_trace_analyze_with_an_attachment(discord_env: Harness, tmp_path) 
         result = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{ok['token']}", seconds=20))[0]
         assert "alloc_stall" in result.json["content"]  # type: ignore[index]
         assert result.files == ["analysis.png"]
+        content = result.json["content"]  # type: ignore[index]
+        assert "free gpus" in content, "the hostile kernel is the top kernel: its name is shown"
+        assert content.startswith("```") and content.endswith("```") and content.count("`") == 6, content
+        busy_gate = bounded.Gate(running=1, waiting=0, queue_seconds=0)
+        monkeypatch.setattr(bounded, "gate", busy_gate)
+        with busy_gate:  # another upload is being analysed: one clear line, not a queue nobody sees
+            again = h.send(interaction(2, {"id": "778", "name": "trace-analyze", "type": 1, "guild_id": GUILD,
+                                           "options": [{"name": "trace", "type": 11, "value": "555"}],
+                                           "resolved": {"attachments": {"555": attachment("rank-0.json",
+                                                                                          len(data))}}}))
+            busy = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{again['token']}", seconds=20))[0]
+        assert "busy" in busy.json["content"] and "try again" in busy.json["content"]  # type: ignore[index]
     finally:
         await runner.cleanup()
 

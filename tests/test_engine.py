@@ -136,6 +136,8 @@ async def test_forged_ids_never_cross_workspaces(database: Database) -> None:
         ids = (ws_a.id, ws_b.id, ch_a.id)
     clock.advance(10_000)
     assert not await e.reveal(a.id, workspace_id=ids[1]), "a forged workspace cannot trigger a reveal"
+    assert leaderboard(database, ids[0], "channel", ids[2], "all", "UTC", clock()) == [], "not revealed yet"
+    assert await e.reveal(a.id, workspace_id=ids[0])
     board_b = leaderboard(database, ids[1], "channel", ids[2], "all", "UTC", clock())
     assert board_b == [], "another workspace's channel id shows nothing"
     board_a = leaderboard(database, ids[0], "channel", ids[2], "all", "UTC", clock())
@@ -173,6 +175,7 @@ async def test_leaderboard_periods_follow_the_channel_timezone(database: Databas
         if day % 2 == 0:
             await e.submit(d.id, user("Bo"), GOOD)
         clock.advance(24 * 3600)
+    assert len(await e.reveal_due()) == 10
     with database.session() as s:
         ws = repo.find_workspace(s, "slack", "T1")
         ch = repo.find_channel(s, ws, "C1")  # type: ignore[arg-type]
@@ -191,6 +194,7 @@ async def test_first_scheduled_drill_of_a_new_period_announces_last_periods_winn
     d = await e.start(channel(), signature="straggler", scheduled=True)
     await e.submit(d.id, user("Ana"), GOOD)
     clock.advance(7 * 24 * 3600)
+    assert await e.reveal_due() == [d.id]
     await e.start(channel(), scheduled=True)
     assert any("Last week's winners" in t and "Ana" in t for _, t in chat.announcements)
     await e.start(channel(), scheduled=True)
@@ -285,6 +289,8 @@ async def test_study_groups_have_their_own_board(database: Database) -> None:
     await e.submit(d.id, user("Bo"), GOOD)
     other = await e.start(channel(), signature="healthy")
     await e.submit(other.id, user("Ana"), "healthy, stop here")
+    clock.advance(10_000)
+    assert len(await e.reveal_due()) == 2
     board = leaderboard(database, ws_id, "group", info.id, "all", "UTC", clock())
     assert [r.user for r in board] == ["Bo"]
     with database.session() as s:

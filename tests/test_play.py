@@ -56,7 +56,24 @@ def test_play_with_piped_input_grades_reveals_and_stores(env: dict[str, str], tm
     assert data["answers"] == 2
     assert data["confusion"]["straggler"] == {"straggler": 1}
     board = runner.invoke(main, ["leaderboard", "--period", "all"], env=env)
-    assert "ana" in board.output
+    assert board.output.strip() == "no answers in this period", "solo play stays off the shared boards"
+    solo = runner.invoke(main, ["leaderboard", "--solo", "--period", "all", "--json"], env=env)
+    assert [(r["user"], r["answers"]) for r in json.loads(solo.output)] == [("ana", 2)]
+
+
+def test_play_without_a_timer_earns_no_speed_bonus(env: dict[str, str]) -> None:
+    runner = CliRunner()
+    for flags in ([], ["--no-timer"]):
+        result = runner.invoke(main, ["play", "--signature", "straggler", "--seed", "4", "--user", "ana", *flags],
+                               input=ANSWER, env=env)
+        assert result.exit_code == 0, result.output
+    db = Database(env["DATABASE_URL"])
+    with db.session() as s:
+        timed, untimed = s.execute(select(Attempt.score, Attempt.points).order_by(Attempt.id)).all()
+    db.dispose()
+    assert timed[0] == untimed[0] == 1.0
+    assert timed[1] > 100, "answered at once against the clock: a speed bonus"
+    assert untimed[1] == 100, "no clock to beat: no bonus"
 
 
 def test_play_with_empty_input_still_finishes(env: dict[str, str]) -> None:

@@ -214,10 +214,16 @@ async def test_trace_straggler_to_reveal_and_leaderboard(slack: Harness) -> None
 
 
 async def _parent_ts(db: Database, drill_id: int) -> str:
-    with db.session() as s:
-        d = s.get(Drill, drill_id)
-        assert d is not None
-        return str(d.message_ref)
+    """The drill message's ts, once stored: the engine stores it just after the post (and its upload) returns,
+    so reading it at once raced and sometimes gave 'None' (the thread answer then matched no drill)."""
+    for _ in range(250):
+        with db.session() as s:
+            d = s.get(Drill, drill_id)
+            assert d is not None
+            if d.message_ref is not None:
+                return str(d.message_ref)
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"drill {drill_id}: message ref never stored")
 
 
 async def test_forged_signature_and_stale_timestamp_get_401(slack: Harness, caplog: pytest.LogCaptureFixture) -> None:
@@ -420,12 +426,17 @@ async def test_trace_analyze_reads_the_newest_shared_trace(slack: Harness, tmp_p
     assert "Share a torch.profiler trace" in first
     export_scenario(generate("sync_stall", 4), tmp_path)
     slack.api.shared_files["notes.txt"] = b"hello"
-    slack.api.shared_files["rank-0.json"] = (tmp_path / "rank-0.json").read_bytes()
+    doc = json.loads((tmp_path / "rank-0.json").read_text())
+    for ev in doc["traceEvents"]:  # kernel names that try to close the code block and post a link
+        if ev.get("cat") == "kernel" and "nccl" not in str(ev.get("name", "")).lower():
+            ev["name"] = "pwn```\n*free gpus* at https://evil.example\n```" + str(ev["name"])
+    slack.api.shared_files["rank-0.json"] = json.dumps(doc).encode()
     await slack.command("analyze")
     reply = (await slack.api.wait_for("response_url", 2))[-1].params
     assert reply["response_type"] == "in_channel", reply
     assert "Most likely" in reply["text"]
     assert "sync_stall" in reply["text"]
+    assert "free gpus" in reply["text"] and reply["text"].count("`") == 6, reply["text"]
     await slack.api.wait_for("files.completeUploadExternal")
     slack.api.shared_files["broken.json.gz"] = b"\x1f\x8b\x08\x00garbage"
     await slack.command("analyze")
@@ -711,3 +722,18 @@ async def test_socket_mode_command_is_acked_and_starts_a_drill(database: Databas
         await handler.close_async()
         await runtime.chat.close()
         await api.stop()
+
+
+async def test_trace_analyze_says_busy_when_every_worker_is_taken(slack: Harness, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from bot.analyze import bounded
+    from bot.scenarios.export import export_scenario
+    from bot.scenarios.registry import generate
+
+    export_scenario(generate("sync_stall", 4), tmp_path)
+    slack.api.shared_files["rank-0.json"] = (tmp_path / "rank-0.json").read_bytes()
+    monkeypatch.setattr(bounded, "gate", bounded.Gate(running=1, waiting=0, queue_seconds=0))
+    with bounded.gate:  # another upload is being analysed
+        await slack.command("analyze")
+        reply = (await slack.api.wait_for("response_url", 1))[-1].params
+    assert reply["response_type"] == "ephemeral"
+    assert "busy" in reply["text"] and "try again" in reply["text"]

@@ -1,7 +1,9 @@
 """Chrome-trace / Kineto JSON (plain or gzipped, one file per rank or a folder of them) into the trace model.
 
 Events are streamed with ijson, so a 50 MB trace is never held as one big Python structure; each event becomes
-a slotted Event right away.
+a slotted Event right away, events the reading does not use are dropped as they stream past, and names are
+interned (a trace repeats a few hundred kernel names millions of times). Every byte passes a guard first (depth,
+decompressed size), and the events read are capped, so memory is bounded whatever the file holds.
 """
 
 from __future__ import annotations
@@ -15,10 +17,13 @@ from typing import IO, Any
 
 import ijson
 
+from ..cleantext import trace_label
 from ..scenarios.model import Category, Event, Rank, Track, TrackKind
+from .guard import GuardedReader, TraceLimitError
 
 MAX_FILES = 64
 MAX_BYTES = 512 * 2**20  # per file, decompressed
+MAX_EVENTS = 2_000_000  # per analysis, all files together: ~0.5 GB of kept events at most
 
 
 class TraceFileError(Exception):
@@ -38,6 +43,7 @@ class RawRank:
     annotations: list[Event] = field(default_factory=list)  # user annotations incl. ProfilerStep#N
     counters: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
     thread_names: dict[int, str] = field(default_factory=dict)
+    events_read: int = 0  # every event in the file, kept or not (counts against MAX_EVENTS)
 
 
 def trace_files(path: Path) -> list[Path]:
@@ -58,9 +64,8 @@ def trace_files(path: Path) -> list[Path]:
 def _open(path: Path) -> IO[bytes]:
     with path.open("rb") as probe:
         magic = probe.read(2)
-    if magic == b"\x1f\x8b":
-        return gzip.GzipFile(path, "rb")  # type: ignore[return-value]
-    return path.open("rb")
+    raw: IO[bytes] = gzip.GzipFile(path, "rb") if magic == b"\x1f\x8b" else path.open("rb")  # type: ignore[assignment]
+    return GuardedReader(raw, path.name, max_bytes=MAX_BYTES)  # type: ignore[return-value]
 
 
 def _category(cat: str, name: str) -> Category | None:
@@ -77,22 +82,30 @@ def _category(cat: str, name: str) -> Category | None:
     return None
 
 
-def read_rank(path: Path, fallback_rank: int) -> RawRank:
+def read_rank(path: Path, fallback_rank: int, max_events: int = MAX_EVENTS) -> RawRank:
     """Stream one file's events into a RawRank. Raises TraceFileError with a clear reason."""
     meta = _read_meta(path)
-    raw = RawRank(meta.get("rank", fallback_rank), meta.get("world_size", 1), path.name, meta.get("device", ""))
+    raw = RawRank(meta.get("rank", fallback_rank), meta.get("world_size", 1), trace_label(path.name, 200),
+                  meta.get("device", ""))
     seen = 0
+    names: dict[str, str] = {}
     try:
         with _open(path) as f:
             for ev in ijson.items(f, "traceEvents.item", use_float=True):
                 seen += 1
-                _add(raw, ev)
+                if seen > max_events:
+                    raise TraceFileError(f"{path.name}: more than {MAX_EVENTS:,} events in this trace "
+                                         "(profile a few steps: schedule(wait=1, warmup=1, active=3))")
+                _add(raw, ev, names)
+    except TraceLimitError as exc:
+        raise TraceFileError(str(exc)) from exc
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise TraceFileError(f"{path.name}: the gzip stream is truncated or corrupt ({exc})") from exc
     except ijson.JSONError as exc:
         raise TraceFileError(f"{path.name}: not valid JSON ({_one_line(exc)})") from exc
     if seen == 0:
         raise TraceFileError(f"{path.name}: no traceEvents — not a Chrome / Kineto trace")
+    raw.events_read = seen
     return raw
 
 
@@ -107,9 +120,11 @@ def _read_meta(path: Path) -> dict[str, Any]:
                 elif prefix == "distributedInfo.world_size" and event == "number":
                     meta["world_size"] = int(value)
                 elif prefix == "deviceProperties.item.name" and "device" not in meta:
-                    meta["device"] = str(value)
-                elif prefix == "traceEvents" and event == "start_array" and "rank" in meta:
-                    break
+                    meta["device"] = trace_label(str(value), 200)
+                elif prefix == "traceEvents" and event == "start_array":
+                    break  # Kineto writes its metadata before the events; reading on would parse the file twice
+    except TraceLimitError as exc:
+        raise TraceFileError(str(exc)) from exc
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise TraceFileError(f"{path.name}: the gzip stream is truncated or corrupt ({exc})") from exc
     except ijson.JSONError as exc:
@@ -133,15 +148,16 @@ def _num(value: Any) -> float:
     return float(value) if isinstance(value, int | float) else float(str(value))
 
 
-def _add(raw: RawRank, ev: Any) -> None:
+def _add(raw: RawRank, ev: Any, names: dict[str, str]) -> None:
     if not isinstance(ev, dict):
         return
     ph = ev.get("ph")
     name = str(ev.get("name", ""))
+    name = names.get(name) or names.setdefault(name, trace_label(name))  # one clean string per distinct name
     if ph == "M":
         if name == "thread_name" and isinstance(ev.get("args"), dict):
             with contextlib.suppress(TypeError, ValueError):
-                raw.thread_names[int(ev.get("tid", 0))] = str(ev["args"].get("name", ""))
+                raw.thread_names[int(ev.get("tid", 0))] = trace_label(str(ev["args"].get("name", "")), 200)
         return
     if ph == "C":
         sample = ev.get("args")
@@ -210,7 +226,11 @@ def to_rank(raw: RawRank, t0: float) -> Rank:
 
 def load(path: Path) -> list[RawRank]:
     files = trace_files(path)
-    ranks = [read_rank(p, i) for i, p in enumerate(files)]
+    ranks: list[RawRank] = []
+    budget = MAX_EVENTS
+    for i, p in enumerate(files):
+        ranks.append(read_rank(p, i, budget))
+        budget -= ranks[-1].events_read
     if not any(r.kernels for r in ranks):
         raise TraceFileError(f"{path.name}: no GPU kernels in this trace (was CUDA activity profiled?)")
     seen: set[int] = set()

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..cleantext import trace_label
 from ..scenarios.model import Scenario
 from .importer import TraceFileError, load
 from .reading import read
@@ -33,7 +34,7 @@ def analyze_path(path: Path, *, picture: bool = False, theme: str = "light") -> 
     except (OSError, ValueError, KeyError, TypeError) as exc:  # unreadable or shaped unlike any trace
         detail = " ".join(str(exc).split())[:100]
         raise AnalysisError(f"{path.name}: cannot read this as a trace ({type(exc).__name__}: {detail})") from exc
-    source = path.name
+    source = trace_label(path.name, 200)  # an uploaded file's name is shown in chat
     png = None
     if picture:
         from ..render.png import render_png
@@ -58,15 +59,12 @@ def check_upload(filename: str, size: int) -> None:
 
 
 def analyze_bytes(filename: str, data: bytes, *, picture: bool = True) -> AnalysisResult:
-    """Analyse an uploaded trace (written to a private temporary folder first)."""
-    import tempfile
+    """Analyse an uploaded trace in a worker process with memory, CPU and time limits (see bounded.py); raises
+    AnalysisError (AnalysisBusy when every worker is taken) with one line for the person who uploaded it."""
+    from .bounded import analyze_upload
 
     check_upload(filename, len(data))
-    safe = Path(filename).name or "trace.json"
-    with tempfile.TemporaryDirectory(prefix="tracedrill-") as tmp:
-        path = Path(tmp) / safe
-        path.write_bytes(data)
-        return analyze_path(path, picture=picture)
+    return analyze_upload(filename, data, picture=picture)
 
 
 def scenario_from_bytes(filename: str, data: bytes) -> Scenario:
@@ -85,4 +83,4 @@ def scenario_from_bytes(filename: str, data: bytes) -> Scenario:
         except TraceFileError as exc:
             raise AnalysisError(str(exc)) from exc
     device = next((r.device_name for r in raws if r.device_name), "")
-    return as_scenario(reading, safe, device)
+    return as_scenario(reading, trace_label(safe, 200), device)

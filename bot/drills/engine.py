@@ -18,15 +18,16 @@ from typing import TypeVar
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
+from ..cleantext import clean_text
 from ..grading import Grade, grade
 from ..render.cache import RenderCache
 from ..scenarios.ids import DIFFICULTIES, SIGNATURE_IDS
 from ..scenarios.model import Scenario
 from ..store import repo
-from ..store.db import Database
+from ..store.db import Database, begin_write
 from ..store.models import Attempt, Channel, DeliveryKey, Drill, TraceUpload, User, Workspace
 from . import scenarios as sc
-from .errors import AlreadyStarted, ChatUnreachable, DrillError, DrillNotFound, NotRecorded
+from .errors import AlreadyStarted, ChatUnreachable, DrillError, DrillNotFound, EmptyRevision, NotRecorded
 from .hint_store import hints_cost
 from .policy import points
 from .ports import ChannelRef, ChatPort, DrillPost, FeedbackPort, MessageRef, RevealPost, ScoreLine, UserRef
@@ -138,6 +139,8 @@ class DrillEngine:
         group_id: int | None = None,
         trace_id: int | None = None,
         slot_key: str | None = None,
+        solo: bool = False,
+        speed_bonus: bool = True,
     ) -> StartedDrill:
         """Create, draw and post a drill. A scheduled drill names its slot: a second start for the same
         channel and slot (another replica firing the same cron job) raises AlreadyStarted and posts nothing.
@@ -151,7 +154,7 @@ class DrillEngine:
         now = self.clock()
         drill_id, ch_data, sig, seed_, diff, deadline = await asyncio.to_thread(
             self._create_drill, channel, signature, seed, difficulty, duration_seconds, scheduled, group_id, now,
-            trace_id, slot_key,
+            trace_id, slot_key, solo, speed_bonus,
         )
         try:
             scenario = await asyncio.to_thread(self._scenario_for, DrillKey(sig, seed_, diff, None, trace_id))
@@ -176,11 +179,12 @@ class DrillEngine:
 
     def _create_drill(self, channel: ChannelRef, signature: str | None, seed: int | None, difficulty: str | None,
                       duration: int | None, scheduled: bool, group_id: int | None, now: datetime,
-                      trace_id: int | None = None, slot_key: str | None = None
+                      trace_id: int | None = None, slot_key: str | None = None, solo: bool = False,
+                      speed_bonus: bool = True
                       ) -> tuple[int, ChannelInfo, str, int, str, datetime]:
         try:
             return self._insert_drill(channel, signature, seed, difficulty, duration, scheduled, group_id, now,
-                                      trace_id, slot_key)
+                                      trace_id, slot_key, solo, speed_bonus)
         except IntegrityError as exc:
             if slot_key is not None and self._slot_taken(channel, slot_key):
                 raise AlreadyStarted(slot_key) from exc
@@ -195,7 +199,8 @@ class DrillEngine:
 
     def _insert_drill(self, channel: ChannelRef, signature: str | None, seed: int | None, difficulty: str | None,
                       duration: int | None, scheduled: bool, group_id: int | None, now: datetime,
-                      trace_id: int | None, slot_key: str | None) -> tuple[int, ChannelInfo, str, int, str, datetime]:
+                      trace_id: int | None, slot_key: str | None, solo: bool, speed_bonus: bool
+                      ) -> tuple[int, ChannelInfo, str, int, str, datetime]:
         with self.db.session() as s:
             ws = repo.workspace(s, channel.platform, channel.workspace, "", now)
             ch = repo.channel(s, ws, channel.channel, channel.name)
@@ -222,7 +227,7 @@ class DrillEngine:
             deadline = now + timedelta(seconds=seconds)
             d = Drill(workspace_id=ws.id, channel_id=ch.id, group_id=group_id, signature=signature, seed=seed,
                       difficulty=diff, scheduled=scheduled, posted_at=now, deadline_at=deadline, trace_id=trace_id,
-                      slot_key=slot_key)
+                      slot_key=slot_key, solo=solo, speed_bonus=speed_bonus)
             s.add(d)
             s.flush()
             return d.id, ChannelInfo(ch.id, ws.id, ch.timezone, ch.answer_mode), signature, seed, diff, deadline
@@ -301,7 +306,7 @@ class DrillEngine:
                      ) -> SubmitOutcome:
         """Grade and store an answer. Raises DrillNotFound, or NotRecorded when the database fails."""
         now = self.clock()
-        text = text if isinstance(text, str) else str(text)
+        text = clean_text(text if isinstance(text, str) else str(text))  # invalid UTF-8, NUL, control characters
         try:
             meta = await asyncio.to_thread(self._drill_meta, user, drill_id)
             scenario = await asyncio.to_thread(self._scenario_for, meta)
@@ -340,6 +345,7 @@ class DrillEngine:
             if ws is None or d is None:
                 raise DrillNotFound(drill_id)
             if key is not None:
+                begin_write(s)  # the savepoint must not be the outermost transaction (SQLite)
                 try:
                     with s.begin_nested():
                         s.add(DeliveryKey(key=key[:200], workspace_id=ws.id, created_at=now))
@@ -348,9 +354,11 @@ class DrillEngine:
             u = repo.user(s, ws, user.user, user.name)
             late = now > d.deadline_at or d.revealed_at is not None
             hint_cost = 0 if late else hints_cost(s, d.id, u.id)
-            pts = max(0, points(g.score, d.posted_at, d.deadline_at, now, late) - hint_cost)
+            pts = max(0, points(g.score, d.posted_at, d.deadline_at, now, late, d.speed_bonus) - hint_cost)
             existing = s.scalars(select(Attempt).where(Attempt.drill_id == d.id, Attempt.user_id == u.id,
                                                        Attempt.late.is_(late))).first()
+            if existing is not None and not text.strip():
+                raise EmptyRevision(drill_id)  # a stray empty submit must not replace a scored answer with 0
             if existing is None:
                 existing = Attempt(drill_id=d.id, user_id=u.id, workspace_id=ws.id, channel_id=d.channel_id,
                                    group_id=d.group_id, signature=d.signature, late=late, revisions=0)
@@ -454,17 +462,26 @@ class DrillEngine:
             return True
 
     async def reveal_due(self) -> list[int]:
-        """Reveal every drill whose deadline has passed (the startup sweep and `drill reveal-due`)."""
+        """Reveal every drill whose deadline has passed (the startup sweep); failures are logged and retried later."""
+        revealed, failed = await self.reveal_due_report()
+        for drill_id, exc in failed:
+            log.warning("reveal of drill %s failed: %s", drill_id, exc)
+        return revealed
+
+    async def reveal_due_report(self) -> tuple[list[int], list[tuple[int, Exception]]]:
+        """Reveal every overdue drill: (revealed ids, [(id, error)] of those that failed). `drill reveal-due` uses
+        the failures for its exit code."""
         now = self.clock()
         due = await asyncio.to_thread(self._overdue, now)
-        revealed = []
+        revealed: list[int] = []
+        failed: list[tuple[int, Exception]] = []
         for ws_id, drill_id in due:
             try:
                 if await self.reveal(drill_id, ws_id):
                     revealed.append(drill_id)
             except Exception as exc:
-                log.warning("reveal of drill %s failed: %s", drill_id, exc)
-        return revealed
+                failed.append((drill_id, exc))
+        return revealed, failed
 
     def _overdue(self, now: datetime) -> list[tuple[int, int]]:
         with self.db.session() as s:

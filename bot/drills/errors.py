@@ -17,6 +17,12 @@ class NotRecorded(DrillError):
         super().__init__("Your answer was not recorded (a database error). Please send it again.")
 
 
+class EmptyRevision(DrillError):
+    def __init__(self, drill_id: int) -> None:
+        super().__init__(f"That answer is empty, so it was not recorded; your earlier answer to drill #{drill_id} "
+                         "still counts.")
+
+
 class GroupError(DrillError):
     pass
 

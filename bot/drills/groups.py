@@ -11,6 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..store import repo
+from ..store.db import begin_write
 from ..store.models import GroupMembership, StudyGroup, Workspace
 from .errors import GroupError
 
@@ -35,6 +36,7 @@ def create(s: Session, ws: Workspace, name: str, creator_external: str, creator_
            channel_id: int | None = None) -> GroupInfo:
     n = clean_name(name)
     u = repo.user(s, ws, creator_external, creator_name)
+    begin_write(s)  # the savepoint must not be the outermost transaction (SQLite)
     try:
         with s.begin_nested():
             g = StudyGroup(workspace_id=ws.id, name=n, channel_id=channel_id, created_by=u.id, created_at=now)

@@ -9,11 +9,11 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ..store.db import Database
-from ..store.models import Attempt, LeaderboardArchive, User
+from ..store.db import Database, begin_write
+from ..store.models import Attempt, Drill, LeaderboardArchive, User
 from .periods import PERIODS, period_bounds, previous_period
 
-SCOPES = ("channel", "workspace", "group")
+SCOPES = ("channel", "workspace", "group", "solo")
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,13 +28,17 @@ class BoardRow:
 
 def board(s: Session, workspace_id: int, scope: str, scope_id: int, start: datetime, end: datetime,
           limit: int = 10) -> list[BoardRow]:
-    """Top users by points in [start, end): one grouped scan of the covering index for the scope."""
+    """Top users by points in [start, end) on revealed drills only: before its reveal a drill's points would
+    tell a player how their answer scored while they can still revise it. Solo practice counts only on the
+    "solo" board (scope_id: the workspace), never on channel, group or workspace boards."""
     if scope not in SCOPES:
         raise ValueError(f"unknown scope {scope!r}")
     total = func.sum(Attempt.points).label("total")
     q = (select(Attempt.user_id, total, func.count().label("n"), func.avg(Attempt.score))
+         .join(Drill, Drill.id == Attempt.drill_id)
          .where(Attempt.workspace_id == workspace_id, Attempt.late.is_(False),
-                Attempt.submitted_at >= start, Attempt.submitted_at < end)
+                Attempt.submitted_at >= start, Attempt.submitted_at < end,
+                Drill.revealed_at.is_not(None), Drill.solo.is_(scope == "solo"))
          .group_by(Attempt.user_id).order_by(total.desc(), Attempt.user_id).limit(limit))
     if scope == "channel":
         q = q.where(Attempt.channel_id == scope_id)
@@ -69,6 +73,7 @@ def archive_previous_periods(db: Database, workspace_id: int, channel_id: int, t
             if exists is not None:
                 continue
             rows = board(s, workspace_id, "channel", channel_id, start, end, 10)
+            begin_write(s)  # the savepoint must not be the outermost transaction (SQLite)
             try:
                 with s.begin_nested():
                     s.add(LeaderboardArchive(workspace_id=workspace_id, scope="channel", scope_id=channel_id,

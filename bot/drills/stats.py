@@ -39,8 +39,9 @@ class UserStats:
 
 
 def user_stats(s: Session, workspace_id: int, user_id: int, channel_id: int | None = None) -> UserStats:
-    q = select(Attempt).where(Attempt.workspace_id == workspace_id, Attempt.user_id == user_id,
-                              Attempt.late.is_(False))
+    q = (select(Attempt).join(Drill, Drill.id == Attempt.drill_id)  # unrevealed drills would leak the answer
+         .where(Attempt.workspace_id == workspace_id, Attempt.user_id == user_id, Attempt.late.is_(False),
+                Drill.revealed_at.is_not(None)))
     if channel_id is not None:
         q = q.where(Attempt.channel_id == channel_id)
     attempts = list(s.scalars(q.order_by(Attempt.submitted_at)))

@@ -7,7 +7,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
+
+SUPPORTED_BACKENDS = ("sqlite", "postgresql")
+
+
+class DatabaseUrlError(ValueError):
+    """DATABASE_URL is not a URL we can use; the message is one line."""
 
 
 def default_database_url() -> str:
@@ -31,8 +39,19 @@ PG_KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 
                  "tcp_user_timeout": 30_000}
 
 
+def check_url(url: str) -> None:
+    """Refuse a malformed URL or another database (mysql://…) before any driver is imported."""
+    try:
+        backend = make_url(url).get_backend_name()
+    except ArgumentError as exc:
+        raise DatabaseUrlError("the database URL is malformed (expected scheme://…)") from exc
+    if backend not in SUPPORTED_BACKENDS:
+        raise DatabaseUrlError(f"{backend} databases are not supported; tracedrill runs on SQLite or PostgreSQL")
+
+
 def make_engine(url: str | None = None) -> Engine:
     url = normalize_url(url or default_database_url())
+    check_url(url)
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False}, hide_parameters=True)
 
@@ -50,6 +69,18 @@ def make_engine(url: str | None = None) -> Engine:
     # what lets the scheduler's leader notice it lost its lock connection.
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10, hide_parameters=True,
                          connect_args=PG_KEEPALIVES)
+
+
+def begin_write(s: Session) -> None:
+    """Before a SAVEPOINT: make sure the session's transaction has really begun. pysqlite sends BEGIN only before
+    the first INSERT/UPDATE, so a SAVEPOINT opened first is the outermost one and its RELEASE commits at once —
+    half an operation stays when the rest fails. IMMEDIATE: this transaction is about to write; it waits its turn
+    instead of failing when another writer commits between its reads and its writes."""
+    conn = s.connection()
+    if conn.dialect.name == "sqlite":
+        raw = conn.connection.dbapi_connection
+        if raw is not None and not raw.in_transaction:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 class Database:

@@ -19,6 +19,8 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
+from sqlalchemy import false as sa_false
+from sqlalchemy import true as sa_true
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
@@ -150,6 +152,10 @@ class Drill(Base):
     seed: Mapped[int] = mapped_column(Integer)
     difficulty: Mapped[str] = mapped_column(String(8))
     scheduled: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Solo practice (`tracedrill play`) counts on the player's own solo board, never on channel boards; a drill
+    # without a timer earns no speed bonus.
+    solo: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sa_false())
+    speed_bonus: Mapped[bool] = mapped_column(Boolean, default=True, server_default=sa_true())
     posted_at: Mapped[datetime] = mapped_column()
     deadline_at: Mapped[datetime] = mapped_column()
     revealed_at: Mapped[datetime | None] = mapped_column(nullable=True)

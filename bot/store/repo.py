@@ -10,6 +10,8 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from ..cleantext import clean_name
+from .db import begin_write
 from .models import Attempt, Channel, DeliveryKey, Drill, User, Workspace
 
 T = TypeVar("T")
@@ -19,6 +21,7 @@ def _get_or_create(s: Session, model: type[T], lookup: dict[str, Any], defaults:
     found = s.scalars(select(model).filter_by(**lookup)).first()
     if found is not None:
         return found
+    begin_write(s)  # the savepoint must not be the outermost transaction (SQLite)
     try:
         with s.begin_nested():  # a concurrent insert of the same key loses here, not the whole transaction
             obj = model(**lookup, **defaults)
@@ -30,14 +33,15 @@ def _get_or_create(s: Session, model: type[T], lookup: dict[str, Any], defaults:
 
 def workspace(s: Session, platform: str, external_id: str, name: str, now: datetime) -> Workspace:
     return _get_or_create(s, Workspace, {"platform": platform, "external_id": external_id},
-                          {"name": name, "created_at": now})
+                          {"name": clean_name(name), "created_at": now})
 
 
 def channel(s: Session, ws: Workspace, external_id: str, name: str = "") -> Channel:
-    return _get_or_create(s, Channel, {"workspace_id": ws.id, "external_id": external_id}, {"name": name})
+    return _get_or_create(s, Channel, {"workspace_id": ws.id, "external_id": external_id}, {"name": clean_name(name)})
 
 
 def user(s: Session, ws: Workspace, external_id: str, name: str = "") -> User:
+    name = clean_name(name)  # chat display names are free text: cleaned and cut to the column, never refused
     u = _get_or_create(s, User, {"workspace_id": ws.id, "external_id": external_id}, {"display_name": name})
     if name and u.display_name != name:
         u.display_name = name

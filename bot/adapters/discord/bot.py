@@ -14,6 +14,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
+from ...cleantext import in_code_block
 from ...drills.channel_config import ConfigChange, parse_signatures, validate
 from ...drills.commands import parse
 from ...drills.engine import DrillEngine
@@ -202,7 +203,7 @@ class TraceBot:
             await interaction.followup.send("Could not download that attachment; please try again.")
             return
         files = [discord.File(io.BytesIO(result.png), "analysis.png")] if result.png else []
-        await interaction.followup.send(f"```\n{result.text[:1900]}\n```", files=files, allowed_mentions=NO_PINGS)
+        await interaction.followup.send(in_code_block(result.text[:1900]), files=files, allowed_mentions=NO_PINGS)
 
     def _register(self) -> None:
         tree, service, engine = self.tree, self.service, self.engine

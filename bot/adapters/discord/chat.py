@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import discord
 
+from ...cleantext import in_code_block
 from ...drills.errors import ChatUnreachable
 from ...drills.ports import ChannelRef, DrillPost, MessageRef, RevealPost, UserRef
 from .views import drill_view
@@ -39,8 +40,10 @@ class FollowUp:
 
 def drill_embed(post: DrillPost) -> discord.Embed:
     ts = int(post.deadline.timestamp())
-    embed = discord.Embed(title=f"Trace drill #{post.drill_id} — {post.title}"[:256],
-                          description="\n".join(post.context_lines)[:4000], colour=discord.Colour.blurple())
+    md = discord.utils.escape_markdown  # a drill from an uploaded trace quotes its file and device names
+    embed = discord.Embed(title=f"Trace drill #{post.drill_id} — {md(post.title)}"[:256],
+                          description="\n".join(md(line) for line in post.context_lines)[:4000],
+                          colour=discord.Colour.blurple())
     embed.add_field(name="Deadline", value=f"<t:{ts}:R> (at <t:{ts}:T>)", inline=False)
     embed.add_field(name="How to answer", value="Read it in order: step → gaps → overlap → top kernels. Press "
                     "**Submit diagnosis**; answers stay hidden until the reveal.", inline=False)
@@ -87,10 +90,11 @@ class DiscordChat:
         try:
             reference = (discord.MessageReference(message_id=int(ref.message), channel_id=int(ref.channel.channel),
                                                   fail_if_not_exists=False) if first_reply_to else None)
-            await target.send(f"**Reveal — {post.headline}**", file=discord.File(io.BytesIO(post.image_png),
+            headline = discord.utils.escape_markdown(post.headline)
+            await target.send(f"**Reveal — {headline}**", file=discord.File(io.BytesIO(post.image_png),
                               "reveal.png"), allowed_mentions=NO_PINGS, reference=reference)  # type: ignore[arg-type]
             for part in chunks(post.text):
-                await target.send(f"```\n{part}\n```", allowed_mentions=NO_PINGS)
+                await target.send(in_code_block(part), allowed_mentions=NO_PINGS)
             last = await target.send("**Scores**\n" + (ranked or "Nobody answered this one."),
                                      allowed_mentions=NO_PINGS)
         except (discord.Forbidden, discord.NotFound) as exc:

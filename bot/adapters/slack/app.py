@@ -394,6 +394,7 @@ async def _analyze_shared_trace(client: Any, channel: ChannelRef, user: UserRef,
                                 file_hosts: list[str]) -> None:
     """Read the newest trace file this person shared in the channel, run the reading order, post the result."""
     from ...analyze.service import TRACE_SUFFIXES, AnalysisError, analyze_bytes, check_upload
+    from ...cleantext import in_code_block
 
     listing = await client.files_list(channel=channel.channel, user=user.user, count=20)
     files = [f for f in listing.get("files", []) if str(f.get("name", "")).lower().endswith(TRACE_SUFFIXES)]
@@ -409,7 +410,7 @@ async def _analyze_shared_trace(client: Any, channel: ChannelRef, user: UserRef,
     except AnalysisError as exc:
         await respond(response_type="ephemeral", text=escape(str(exc)))
         return
-    await respond(response_type="in_channel", text=f"```{escape(result.text)}```")
+    await respond(response_type="in_channel", text=escape(in_code_block(result.text)))
     if result.png:
         await client.files_upload_v2(channel=channel.channel, file=result.png, filename="analysis.png",
                                      title=f"Reading of {name}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from ...cleantext import in_code_block
 from ...drills.ports import DrillPost, RevealPost
 
 SUBMIT_ACTION = "submit_diagnosis"
@@ -178,4 +179,4 @@ def reveal_text(post: RevealPost) -> str:
     ranked = "\n".join(f"{i}. {escape(s.user)} — {s.points} pts ({round(100 * s.score)}/100)"
                        + (" · hinted" if s.hinted else "")
                        for i, s in enumerate(post.scores, start=1)) or "Nobody answered this one."
-    return f"*Reveal — {escape(post.headline)}*\n```{escape(post.text)}```\n*Scores*\n{ranked}"
+    return f"*Reveal — {escape(post.headline)}*\n{escape(in_code_block(post.text))}\n*Scores*\n{ranked}"

@@ -52,7 +52,8 @@ async def play(engine: DrillEngine, chat: TerminalChat, opts: PlayOptions, conso
         data = await asyncio.to_thread(opts.trace.read_bytes)
         trace_id, _ = await engine.store_trace(channel, opts.trace.name, data)
     started = await engine.start(channel, signature=opts.signature, seed=opts.seed, difficulty=opts.difficulty,
-                                 duration_seconds=max(10, seconds), trace_id=trace_id)
+                                 duration_seconds=max(10, seconds), trace_id=trace_id, solo=True,
+                                 speed_bonus=opts.timer)
     scenario = await asyncio.to_thread(engine.scenario_of, started)
     picture = started.message.message if started.message else ""
     from ...render.text import render_text
@@ -88,7 +89,11 @@ async def play(engine: DrillEngine, chat: TerminalChat, opts: PlayOptions, conso
         await engine.abandon(started.id, channel)
         console.print("\nStopped. Nothing was stored.")
         return 130
-    outcome = await engine.submit(started.id, user_ref(opts.user), answer)
+    try:
+        outcome = await engine.submit(started.id, user_ref(opts.user), answer)
+    except BaseException:
+        await engine.abandon(started.id, channel)  # no answer stored: no unanswered drill left behind either
+        raise
     _print_grade(console, outcome)
     await engine.reveal(started.id, force=True)
     console.print(Panel(scenario.reveal.as_text(), title="Reveal", expand=False))
