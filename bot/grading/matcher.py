@@ -86,6 +86,22 @@ _MEASURE_CONTEXT_BEFORE = re.compile(
 )
 
 
+# Words one of the polarity patterns above needs (a superset): a clause without any skips those patterns.
+_NEGATION_KEYWORD = re.compile(
+    r"\b(?:not|no|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
+    r"|dismiss\w*|first|tempting|wrong|alternative|considered|thought|wondered|worried)\b|n't\b"
+)
+_EXONERATION_KEYWORD = re.compile(
+    r"\b(?:fine|ok|okay|good|normal|innocent|irrelevant|healthy|herring|not|ruled|isnt|arent|wasnt|explain|account"
+    r"|fit|wrong|trap)\b|n't\b"
+)
+_CONTEXT_KEYWORD = re.compile(
+    r"\b(?:remov\w*|drop\w*|avoid\w*|get rid|eliminate|delete|take out|stop calling|no more|fix\w*|cut\w*"
+    r"|shav\w*|reduc\w*|hid\w*|amorti[sz]e|lower\w*|count\w*|grep|look\w* for|search for|check for|find"
+    r"|above each|measure|plot|correlate|compare|how many|number of)\b"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Phrase:
     text: str
@@ -397,8 +413,8 @@ class Reply:
         seen: set[tuple[int, int, tuple[int, ...], float]] = set()
         for number, (clause, positions) in enumerate(zip(self.clauses, self.index, strict=True)):
             present = positions.keys()
-            for word in present & eng.by_first.keys():
-                for part, phrase in eng.by_first[word]:
+            for word in present:  # in the clause's own order (a set's order would change between processes)
+                for part, phrase in eng.by_first.get(word, ()):
                     if not phrase.needs <= present or (phrase.exclude and not present.isdisjoint(phrase.exclude)):
                         continue
                     key = (number, phrase.tokens, phrase.ordered)
@@ -416,14 +432,17 @@ class Reply:
                     seen.add(same)
                     results[part].append(self._match(number, clause, phrase, chosen, eng.parts[part][1]))
         for (phrases, naming), found in zip(eng.parts, results, strict=True):
+            # in reading order: which match is "first" (quoted, and read for the opening tone) must not depend on
+            # the order of a set of words, which changes from process to process
+            found.sort(key=lambda m: (m.at, min(m.span), m.phrase.text))
             self.found[(id(phrases), naming)] = found
 
     def _find(self, phrases: PhraseSet, naming: bool) -> list[Match]:
         found = []
         by_first = phrases.by_first
         for number, (clause, positions) in enumerate(zip(self.clauses, self.index, strict=True)):
-            for word in positions.keys() & by_first.keys():
-                for phrase in by_first[word]:
+            for word in positions:
+                for phrase in by_first.get(word, ()):
                     if phrase.exclude and any(x in positions for x in phrase.exclude):
                         continue
                     chosen = _locate(phrase.tokens, positions, clause.tokens, phrase.ordered)
@@ -435,32 +454,39 @@ class Reply:
         i, j = min(chosen), max(chosen)
         start, end = clause.tokens[i].start, clause.tokens[j].end
         memo = self.memo
-        before = memo.get(("before", number, start))
-        if before is None:
-            # the patterns look at most a few words back or ahead: a bounded slice keeps long clauses cheap
-            before = memo[("before", number, start)] = bool(
-                _NEGATION_BEFORE.search(clause.text[max(0, start - LOOK) : start])
-            )
-        after = memo.get(("after", number, end))
-        if after is None:
-            after = memo[("after", number, end)] = bool(_EXONERATED_AFTER.search(clause.text[end : end + LOOK]))
+        may_negate, may_exonerate, may_be_context, sarcastic = self._keywords(number, clause)
+        before = after = False
+        if may_negate:
+            before = memo.get(("before", number, start))  # type: ignore[assignment]
+            if before is None:
+                # the patterns look at most a few words back or ahead: a bounded slice keeps long clauses cheap
+                before = memo[("before", number, start)] = bool(
+                    _NEGATION_BEFORE.search(clause.text[max(0, start - LOOK) : start])
+                )
+        if may_exonerate:
+            after = memo.get(("after", number, end))  # type: ignore[assignment]
+            if after is None:
+                after = memo[("after", number, end)] = bool(_EXONERATED_AFTER.search(clause.text[end : end + LOOK]))
         negated = before or after
         if not phrase.negative:
-            inside = memo.get(("inside", number, start, end))
-            if inside is None:
-                inside = memo[("inside", number, start, end)] = bool(_NEGATION_INSIDE.search(clause.text[start:end]))
-            negated = negated or inside  # "the all-reduce is not overlapped" does not say "overlap the all-reduce"
+            if may_negate:
+                inside = memo.get(("inside", number, start, end))
+                if inside is None:
+                    inside = memo[("inside", number, start, end)] = bool(
+                        _NEGATION_INSIDE.search(clause.text[start:end])
+                    )
+                negated = negated or bool(inside)  # "the all-reduce is not overlapped" ≠ "overlap the all-reduce"
         elif _NEGATED_PROBLEM_AFTER.search(clause.text[end : end + LOOK]):
             negated = True  # "not an overlap problem" rejects overlap, it does not claim its absence
-        if naming and not negated:
+        if naming and not negated and may_be_context:
             context = memo.get(("ctx", number, start))
             if context is None:
                 text = clause.text[max(0, start - LOOK) : start]
                 context = memo[("ctx", number, start)] = bool(
                     _FIX_CONTEXT_BEFORE.search(text) or _MEASURE_CONTEXT_BEFORE.search(text)
                 )
-            negated = context
-        if naming and not negated and _SARCASM.search(clause.text):
+            negated = bool(context)
+        if naming and not negated and sarcastic:
             negated = True  # "sure, it's totally the network /s" claims the opposite
         alternative, hedged, tentative, conditional = self._flags(number, clause)
         words = tuple(clause.tokens[k].word for k in sorted(chosen))
@@ -468,6 +494,21 @@ class Reply:
             phrase, clause, not negated, hedged or (naming and tentative), words, alternative, conditional,
             (number, i), frozenset(chosen),
         )
+
+    def _keywords(self, number: int, clause: Clause) -> tuple[bool, bool, bool, bool]:
+        """Whether a clause holds any word the polarity patterns start from (most clauses hold none, and then the
+        per-match searches are skipped): (negation, exoneration, fix/check context, sarcasm tag)."""
+        found = self.memo.get(("keywords", number))
+        if found is None:
+            text = clause.text
+            found = self.memo[("keywords", number)] = (
+                bool(_NEGATION_KEYWORD.search(text)),
+                bool(_EXONERATION_KEYWORD.search(text)),
+                bool(_CONTEXT_KEYWORD.search(text)),
+                bool(_SARCASM.search(text)),
+            )
+        assert isinstance(found, tuple)
+        return found
 
     def _flags(self, number: int, clause: Clause) -> tuple[bool, bool, bool, bool]:
         """(offers alternatives, hedged, tentative, conditional) for one clause, computed once."""

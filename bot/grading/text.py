@@ -39,8 +39,11 @@ def _compounds() -> tuple[tuple[re.Pattern[str], str, str | None], ...]:
                 folds = []
                 for token, patterns in vocabulary().compounds.items():
                     for p in patterns:
-                        fast, trigger = _literal_first(p)
-                        folds.append((re.compile(fast), f" {token} ", trigger or _required_literal(p)))
+                        fast, leading = _literal_first(p)
+                        # the longest literal every match must contain: a text without it is skipped unscanned
+                        required = _required_literal(p)
+                        trigger = max((t for t in (leading, required) if t), key=len, default=None)
+                        folds.append((re.compile(fast), f" {token} ", trigger))
                 _FOLDS.append(tuple(folds))
     return _FOLDS[0]
 
