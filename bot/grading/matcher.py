@@ -56,10 +56,17 @@ _TENTATIVE = re.compile(
     r"i'?m not certain|might|may be)\b"
 )
 
+# A check or fix offered without conviction ("cuda graphs might help", "could try more workers"): ½ for that part,
+# but it does not make a diagnosis in the same clause tentative.
+_SOFT_REMEDY = re.compile(
+    r"\b(?:might|could|may|should) (?:help|work|fix it|be worth)|\b(?:could|might|maybe|perhaps) try\b|\bworth (?:a )?try"
+    r"|\bworth trying\b|\bnot sure (?:it|that|this) (?:helps|works|will)|\bi'?d try\b.*\bsee\b|\bsee if (?:it|that) helps\b"
+)
+
 
 # Offering two or more possibilities in one breath ("either X or Y", "could be X, could be Y", "can't tell").
 _ALTERNATIVE = re.compile(
-    r"\beither\b|\b(?:could|might|may) (?:also )?be\b[^.;]{0,80}\bor\b"
+    r"\beither\b|\b(?:could|might|may) (?:also )?be\b[^.;]{0,80}\bor\b|\bweigh\w*\b[^.;]{0,80}\bagainst\b"
     r"|\bor\b[^.;]{0,80}\b(?:could|might|may) (?:also )?be\b"
     r"|\b(?:could|might|may) (?:also |just )?be\b.*\b(?:could|might|may) (?:also |just )?be\b"  # could be X, could be Y
     r"|\b(?:can'?t|cannot|hard to|too early to) (?:tell|say|decide|distinguish)\b"
@@ -77,12 +84,14 @@ _SARCASM = re.compile(r"(?:^|\s)/s\b")
 # The reply says outright that it does not commit.
 _UNDECIDED = re.compile(
     r"\b(?:(?:not|won'?t|can'?t|don'?t want to) (?:commit|decide|choose|pick)|which is it|"
-    r"one of those two|one of the two|could go either way|no way to tell|50/50|coin ?flip)\b"
+    r"one of those two|one of the two|could go either way|no way to tell|50/50|coin ?flip|(?:is|it'?s|looks) ambiguous|"
+    r"decide (?:from there|later|after(?:wards)?)|"
+    r"(?:before|until) (?:i|we) (?:decide|commit|know which))\b"
 )
 # A diagnosis named as the object of a measurement ("count the cudaStreamSynchronize calls") is not a claim.
 _MEASURE_CONTEXT_BEFORE = re.compile(
     r"\b(?:count|counting|grep|look for|looking for|search for|check for|find|above each|measure|plot|correlate|compare"
-    r"|how many|number of)\b[^.;]{0,20}$"
+    r"|how many|number of|(?:check|see|test|verify|confirm|tell)(?:ing)? (?:whether|if))\b[^.;]{0,20}$"
 )
 
 
@@ -98,7 +107,7 @@ _EXONERATION_KEYWORD = re.compile(
 _CONTEXT_KEYWORD = re.compile(
     r"\b(?:remov\w*|drop\w*|avoid\w*|get rid|eliminate|delete|take out|stop calling|no more|fix\w*|cut\w*"
     r"|shav\w*|reduc\w*|hid\w*|amorti[sz]e|lower\w*|count\w*|grep|look\w* for|search for|check for|find"
-    r"|above each|measure|plot|correlate|compare|how many|number of)\b"
+    r"|above each|measure|plot|correlate|compare|how many|number of|whether|if)\b"
 )
 
 
@@ -488,10 +497,10 @@ class Reply:
             negated = bool(context)
         if naming and not negated and sarcastic:
             negated = True  # "sure, it's totally the network /s" claims the opposite
-        alternative, hedged, tentative, conditional = self._flags(number, clause)
+        alternative, hedged, tentative, conditional, soft = self._flags(number, clause)
         words = tuple(clause.tokens[k].word for k in sorted(chosen))
         return Match(
-            phrase, clause, not negated, hedged or (naming and tentative), words, alternative, conditional,
+            phrase, clause, not negated, hedged or (tentative if naming else soft), words, alternative, conditional,
             (number, i), frozenset(chosen),
         )
 
@@ -510,14 +519,15 @@ class Reply:
         assert isinstance(found, tuple)
         return found
 
-    def _flags(self, number: int, clause: Clause) -> tuple[bool, bool, bool, bool]:
-        """(offers alternatives, hedged, tentative, conditional) for one clause, computed once."""
+    def _flags(self, number: int, clause: Clause) -> tuple[bool, bool, bool, bool, bool]:
+        """(offers alternatives, hedged, tentative, conditional, soft remedy) for one clause, computed once."""
         flags = self.memo.get(("flags", number))
         if flags is None:
             alternative = self.undecided or bool(_ALTERNATIVE.search(clause.text))
             hedged = alternative or bool(_HEDGE.search(clause.text))
             flags = self.memo[("flags", number)] = (
-                alternative, hedged, bool(_TENTATIVE.search(clause.text)), bool(_CONDITION.search(clause.text))
+                alternative, hedged, bool(_TENTATIVE.search(clause.text)), bool(_CONDITION.search(clause.text)),
+                bool(_SOFT_REMEDY.search(clause.text)),
             )
         assert isinstance(flags, tuple)
         return flags

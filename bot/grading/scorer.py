@@ -117,8 +117,16 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
     if _NETWORK.search(reply.text):  # NCCL knobs and the fabric: a hypothesis outside the ten, still a topic
         elsewhere = elsewhere | {"network"}
     topics = named_any | measure_signatures | fix_signatures | (elsewhere & {"network"})
+    # Structural signals: checks or fixes from three or more signatures with no committed diagnosis; or several
+    # diagnoses all offered as alternatives, each with its fix, and no "if it's X, do A" branch among the fixes.
+    fix_branches = any(m.positive and m.conditional for comp in rubrics.values() for m in reply.find(comp.fix))
+    offered_with_fixes = (
+        len(named_any) >= 2 and undecided == len(named_any) and len(fix_signatures & named_any) >= 2
+        and not fix_branches
+    )
     stuffing = committed_to is None and len(topics) >= 3 and (
-        len(elsewhere) >= STUFFED_TOPICS
+        (len(elsewhere - {"network"}) >= STUFFED_TOPICS - 1 and undecided == len(named_any) and not fix_branches)
+        or len(elsewhere) >= STUFFED_TOPICS
         or (len(elsewhere) >= STUFFED_TOPICS - 1 and (len(named_any) >= 3 or undecided >= 1))
         or (len(named_any) >= 2 and _list_like(answer))
         or (
@@ -127,6 +135,7 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
             and _longest_enumeration(answer) >= ENUMERATION
         )
     ) and len(answer.split()) <= WORDS_PER_TOPIC * max(len(elsewhere), len(named_any))
+    stuffing = stuffing or (committed_to is None and offered_with_fixes)
     if stuffing:
         notes.append("Reads as a list of several diagnoses; commit to one and say why.")
         zero = (
@@ -189,12 +198,12 @@ class _Evidence:
 
 
 _COMMIT = re.compile(
-    r"\b(?:it'?s|it is|its|this is|that'?s|that is|i'?d (?:go|bet|say|call)|my (?:bet|money|call|verdict|answer|"
+    r"(?:^\W*its\b|\b(?:it's|it is|this is|that'?s|that is|i'?d (?:go|bet|say|call)|my (?:bet|money|call|verdict|answer|"
     r"diagnosis|read|guess is|leading hypothesis|pick|vote)|verdict|diagnosis|conclusion|final answer|most likely|"
     r"root cause|culprit|definitely|clearly|going with|go with|pretty sure|confident|bottom line|tl;?dr|"
     r"the (?:real|actual) (?:problem|issue|cause)|the problem is|the issue is|what'?s happening|you have|we have|"
     r"classic|textbook|(?:put|bet) (?:my|the) money|i lean|leaning|points? to|convinced|must be|has to be|"
-    r"so the answer|the answer is|i'?m calling|call it|confirms?|diagnos\w+)\b"
+    r"so the answer|the answer is|i'?m calling|call it|confirms?|diagnos\w+)\b)"
 )
 
 
@@ -217,6 +226,7 @@ def _evidence(
             asserted = reply.memo.get(("commit", at))
             if asserted is None:
                 asserted = reply.memo[("commit", at)] = bool(_COMMIT.search(m.clause.text))
+            asserted = asserted and not m.conditional  # "if it's a malloc, …" is a branch, not a verdict
             e = out.get(sig)
             if e is None or m.phrase.weight > e.strength:
                 out[sig] = _Evidence(
