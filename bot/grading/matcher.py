@@ -84,9 +84,8 @@ _SARCASM = re.compile(r"(?:^|\s)/s\b")
 # The reply says outright that it does not commit.
 _UNDECIDED = re.compile(
     r"\b(?:(?:not|won'?t|can'?t|don'?t want to) (?:commit|decide|choose|pick)|which is it|"
-    r"one of those two|one of the two|could go either way|no way to tell|50/50|coin ?flip|(?:is|it'?s|looks) ambiguous|"
-    r"decide (?:from there|later|after(?:wards)?)|"
-    r"(?:before|until) (?:i|we) (?:decide|commit|know which))\b"
+    r"one of those two|one of the two|could go either way|no way to tell|50/50|coin ?flip|"
+    r"(?:and|then) decide (?:from there|later|after(?:wards)?))\b"
 )
 # A diagnosis named as the object of a measurement ("count the cudaStreamSynchronize calls") is not a claim.
 _MEASURE_CONTEXT_BEFORE = re.compile(

@@ -120,9 +120,13 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
     # Structural signals: checks or fixes from three or more signatures with no committed diagnosis; or several
     # diagnoses all offered as alternatives, each with its fix, and no "if it's X, do A" branch among the fixes.
     fix_branches = any(m.positive and m.conditional for comp in rubrics.values() for m in reply.find(comp.fix))
+    check_branches = any(
+        m.positive and m.conditional for comp in rubrics.values() for m in reply.find(comp.measurement)
+    )
     offered_with_fixes = (
-        len(named_any) >= 2 and undecided == len(named_any) and len(fix_signatures & named_any) >= 2
-        and not fix_branches
+        len(named_any) >= 2 and undecided == len(named_any)
+        and len((fix_signatures | measure_signatures) & named_any) >= 2 and len(fix_signatures & named_any) >= 1
+        and not fix_branches and not check_branches
     )
     stuffing = committed_to is None and len(topics) >= 3 and (
         (len(elsewhere - {"network"}) >= STUFFED_TOPICS - 1 and undecided == len(named_any) and not fix_branches)
