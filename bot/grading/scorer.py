@@ -258,7 +258,7 @@ def _opens_tentatively(reply: Reply) -> bool:
 
 
 _OPENING_GUESS = re.compile(
-    r"^\W*(?:maybe|perhaps|possibly|probably|might be|could be|i think|i suspect|i guess|my guess|not sure|"
+    r"^\W*(?:maybe|perhaps|possibly|probably|prob|might be|could be|i think|i suspect|i guess|my guess|not sure|"
     r"looks like maybe|i'?d guess)\b|\?\s*$"
 )
 

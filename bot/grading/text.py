@@ -168,7 +168,7 @@ _MENTION = re.compile(r"<[@#!][^>]{0,80}>")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9']*[a-z0-9]|[a-z0-9]")
 # Clause boundaries: sentence punctuation, dashes, and the turns where one claim ends and another begins.
 _CLAUSE = re.compile(
-    r"[.;!?\n]+(?:\s|$)|:\s|\s[-–—]+\s|\s+(?:but|however|although|though|whereas|instead|actually|rather(?!\s+than))\s+"
+    r"[.;!?\n]+(?:\s|$)|:\s|\s[-–—]+\s|\s+(?:but|however|although|though|whereas|instead(?!\s+of)|actually|rather(?!\s+than))\s+"
     r"|,\s*(?=(?:it'?s|it is|its|this is|that'?s|that is|the real|the actual|so)\b)"
 )
 
@@ -189,9 +189,15 @@ class Clause:
     tokens: tuple[Token, ...]  # content tokens (no stop words)
 
 
+_BARE_CONTRACTION = re.compile(
+    r"\b(is|are|was|were|does|do|did|has|have|had|could|should|would|wo|ca)nt\b", re.IGNORECASE
+)
+
+
 def clean(raw: str) -> str:
     """NFKC, no control characters, no mentions, no markdown decoration; case kept for quoting."""
     text = unicodedata.normalize("NFKC", raw)
+    text = _BARE_CONTRACTION.sub(r"\1n't", text)  # "isnt overlapping" is a negation typed without the apostrophe
     text = _CONTROL.sub(" ", text)
     text = _MENTION.sub(" ", text)
     text = _DUNDER.sub(r"dunder\1", text)  # __next__ is code, not markdown emphasis
