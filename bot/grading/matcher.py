@@ -48,7 +48,7 @@ _NEGATIONS = frozenset({"not", "no"})
 _RULE_NEGATIONS = frozenset({"not", "no", "without", "never", "noth"})  # a rule that says it itself
 _HEDGE = re.compile(
     r"\b(?:not sure|unsure|no idea|maybe|might be|could be|possibly|perhaps|hard to (?:say|tell)|can'?t tell|"
-    r"i guess|guessing|50/50|50-50|coin ?flip|one of|some kind of)\b|\beither\b.{0,80}\bor\b|\?\s*$|🤔|🤷"
+    r"i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|one of|some kind of)\b|\beither\b.{0,80}\bor\b|\?\s*$|🤔|🤷"
 )
 # Further marks of a tentative diagnosis (they do not make a check or a fix tentative).
 _TENTATIVE = re.compile(
