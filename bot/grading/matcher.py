@@ -48,7 +48,8 @@ _NEGATIONS = frozenset({"not", "no"})
 _RULE_NEGATIONS = frozenset({"not", "no", "without", "never", "noth"})  # a rule that says it itself
 _HEDGE = re.compile(
     r"\b(?:not sure|unsure|no idea|maybe|might be|could be|possibly|perhaps|hard to (?:say|tell)|can'?t tell|"
-    r"i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|one of|some kind of)\b|\beither\b.{0,80}\bor\b|\?\s*$|🤔|🤷"
+    r"i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|one of|some kind of)\b|\beither\b.{0,80}\bor\b"
+    r"|\?\s*$|🤔|🤷"
 )
 # Further marks of a tentative diagnosis (they do not make a check or a fix tentative).
 _TENTATIVE = re.compile(
@@ -60,8 +61,9 @@ _TENTATIVE = re.compile(
 # A check or fix offered without conviction ("cuda graphs might help", "could try more workers"): ½ for that part,
 # but it does not make a diagnosis in the same clause tentative.
 _SOFT_REMEDY = re.compile(
-    r"\b(?:might|could|may|should) (?:help|work|fix it|be worth)|\b(?:could|might|maybe|perhaps) try\b|\bworth (?:a )?try"
-    r"|\bworth trying\b|\bnot sure (?:it|that|this) (?:helps|works|will)|\bi'?d try\b.*\bsee\b|\bsee if (?:it|that) helps\b"
+    r"\b(?:might|could|may|should) (?:help|work|fix it|be worth)|\b(?:could|might|maybe|perhaps) try\b"
+    r"|\bworth (?:a )?try|\bworth trying\b|\bnot sure (?:it|that|this) (?:helps|works|will)|\bi'?d try\b.*\bsee\b"
+    r"|\bsee if (?:it|that) helps\b"
 )
 
 
@@ -75,6 +77,13 @@ _ALTERNATIVE = re.compile(
     r"|\b(?:not sure|unsure) (?:if|whether|which)\b|\bdepends (?:on )?which\b|\bor\b[^.;]{0,60}\?\s*$|\bwhich is it\b"
     r"|\bor\b[^.;]*\bor\b|\w(?:,\s*[\w./()-]+(?:\s+[\w./()-]+){0,2}){1,},?\s+or\s+\w"  # X or Y or Z; X, Y or Z
 )
+# Words _ALTERNATIVE cannot match without (a quick test first: most clauses hold none of them).
+_ALTERNATIVE_HINT = re.compile(
+    r"\b(?:either|could|might|may|or|weigh\w*|can'?t|cannot|hard|too early|one|not sure|unsure|depends|which)\b"
+)
+_CONDITION_WORDS = ("if", "when", "unless", "whether", "assuming", "in case")
+
+
 # A condition: "if it's X, do A". With several diagnoses in play it offers X as one branch; with one, it is how
 # the reply would confirm its only diagnosis ("if it jumps, the loader can't keep up").
 _CONDITION = re.compile(
@@ -421,8 +430,8 @@ class Reply:
         located: dict[tuple[int, tuple[str, ...], bool], tuple[int, ...] | None] = {}
         seen: set[tuple[int, int, tuple[int, ...], float]] = set()
         for number, (clause, positions) in enumerate(zip(self.clauses, self.index, strict=True)):
-            present = positions.keys()
-            for word in present:  # in the clause's own order (a set's order would change between processes)
+            present = set(positions)  # a set: frozenset <= set is a fast C comparison, dict keys are not
+            for word in positions:  # in the clause's own order (a set's order would change between processes)
                 for part, phrase in eng.by_first.get(word, ()):
                     if not phrase.needs <= present or (phrase.exclude and not present.isdisjoint(phrase.exclude)):
                         continue
@@ -523,11 +532,12 @@ class Reply:
         """(offers alternatives, hedged, tentative, conditional, soft remedy) for one clause, computed once."""
         flags = self.memo.get(("flags", number))
         if flags is None:
-            alternative = self.undecided or bool(_ALTERNATIVE.search(clause.text))
-            hedged = alternative or bool(_HEDGE.search(clause.text))
+            text = clause.text
+            alternative = self.undecided or bool(_ALTERNATIVE_HINT.search(text) and _ALTERNATIVE.search(text))
+            hedged = alternative or bool(_HEDGE.search(text))
+            conditional = any(w in text for w in _CONDITION_WORDS) and bool(_CONDITION.search(text))
             flags = self.memo[("flags", number)] = (
-                alternative, hedged, bool(_TENTATIVE.search(clause.text)), bool(_CONDITION.search(clause.text)),
-                bool(_SOFT_REMEDY.search(clause.text)),
+                alternative, hedged, bool(_TENTATIVE.search(text)), conditional, bool(_SOFT_REMEDY.search(text)),
             )
         assert isinstance(flags, tuple)
         return flags

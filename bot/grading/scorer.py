@@ -202,8 +202,9 @@ class _Evidence:
 
 
 _COMMIT = re.compile(
-    r"(?:^\W*its\b|\b(?:it's|it is|this is|that'?s|that is|i'?d (?:go|bet|say|call)|my (?:bet|money|call|verdict|answer|"
-    r"diagnosis|read|guess is|leading hypothesis|pick|vote)|verdict|diagnosis|conclusion|final answer|most likely|"
+    r"(?:^\W*its\b|\b(?:it's|it is|this is|that'?s|that is|i'?d (?:go|bet|say|call)|"
+    r"my (?:bet|money|call|verdict|answer|diagnosis|read|guess is|leading hypothesis|pick|vote)|verdict|diagnosis|"
+    r"conclusion|final answer|most likely|"
     r"root cause|culprit|definitely|clearly|going with|go with|pretty sure|confident|bottom line|tl;?dr|"
     r"the (?:real|actual) (?:problem|issue|cause)|the problem is|the issue is|what'?s happening|you have|we have|"
     r"classic|textbook|(?:put|bet) (?:my|the) money|i lean|leaning|points? to|convinced|must be|has to be|"

@@ -43,6 +43,7 @@ def _compounds() -> tuple[tuple[re.Pattern[str], str, str | None], ...]:
                         # the longest literal every match must contain: a text without it is skipped unscanned
                         required = _required_literal(p)
                         trigger = max((t for t in (leading, required) if t), key=len, default=None)
+                        trigger = trigger or _required_symbol(p)
                         folds.append((re.compile(fast), f" {token} ", trigger))
                 _FOLDS.append(tuple(folds))
     return _FOLDS[0]
@@ -67,6 +68,27 @@ def _required_literal(pattern: str) -> str | None:
         else:
             run = ""
     return best if len(best) >= 3 else None
+
+
+DIGIT = "\x00digit"  # a trigger meaning "the text holds a digit"
+_DIGIT = re.compile(r"\d")
+_STARTS_WITH_NUMBER = re.compile(r"^(?:\\b)?\\d")
+
+
+def _required_symbol(pattern: str) -> str | None:
+    """For a pattern with no word to look for: a punctuation character every match holds at the top level of the
+    pattern ("(" of "(p-1)/(m+p-1)", "=" of "p=8, m=16"), or DIGIT for one that starts with a number."""
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+
+    try:
+        items = list(_parser.parse(pattern))
+    except re.error:
+        return None
+    for op, arg in items:
+        if op is c.LITERAL and not chr(arg).isalnum() and not chr(arg).isspace():
+            return chr(arg)
+    return DIGIT if _STARTS_WITH_NUMBER.match(pattern) else None
 
 
 _LEADING_LITERAL = re.compile(r"^\\b((?:[a-z0-9_ @-]|\\[.()/])+)")
@@ -209,8 +231,9 @@ def clean(raw: str) -> str:
 
 def fold(piece: str) -> str:
     text = _NUMBERED.sub(r"\1 \2", piece.lower())
+    has_digit = bool(_DIGIT.search(text))
     for pattern, repl, trigger in _compounds():
-        if trigger is None or trigger in text:
+        if trigger is None or (has_digit if trigger is DIGIT else trigger in text):
             text = pattern.sub(repl, text)
     return _STRAY_POSSESSIVE.sub(" ", text)
 
