@@ -347,10 +347,20 @@ def _build() -> Engine:
     parts: list[tuple[PhraseSet, bool]] = []
     for c in rubrics.values():
         parts += [(c.signature, True), (c.measurement, False), (c.fix, False), (c.wrong_fix, False)]
+    # Each rule is indexed under its most specific word (a literal before a concept class, a small class before a
+    # big one): a clause is then checked against far fewer rules that cannot match it.
+    vocab = vocabulary()
+
+    def breadth(token: str) -> int:
+        if not token.startswith("@"):
+            return 0
+        name = token[1:]
+        return len(vocab.terms(name)) if name in vocab.concepts else 1000  # {number}, {quantity}: everywhere
+
     by_first: dict[str, list[tuple[int, Phrase]]] = {}
     for number, (phrases, _naming) in enumerate(parts):
         for p in phrases:
-            by_first.setdefault(p.tokens[0], []).append((number, p))
+            by_first.setdefault(min(p.tokens, key=breadth), []).append((number, p))
     return Engine(
         rubrics, concepts, frozenset(stems), _by_initial(words), words, tuple(parts),
         {k: tuple(v) for k, v in by_first.items()},
