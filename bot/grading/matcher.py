@@ -89,6 +89,8 @@ _CONDITION_WORDS = ("if", "when", "unless", "whether", "assuming", "in case")
 _CONDITION = re.compile(
     r"^\W*(?:if|when|unless|whether|assuming|in case)\b|\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b"
 )
+# A clause that introduces a list of checks ("Before touching anything I'd check:", "To confirm:").
+_LEADS_INTO_CHECKS = re.compile(r"\b(?:check|measure|verify|confirm|look at|inspect|test|checks|measurements?)\W*$")
 # A sarcasm tag: the clause it closes says the opposite of what it claims.
 _SARCASM = re.compile(r"(?:^|\s)/s\b")
 # The reply says outright that it does not commit.
@@ -414,7 +416,7 @@ class Reply:
                 else Token(fixed_stem, t.start, t.end, t.position, t.word)
                 for t in c.tokens
             )
-            fixed.append(Clause(c.text, c.quote, tokens))
+            fixed.append(Clause(c.text, c.quote, tokens, c.colon))
             positions: dict[str, list[int]] = {}
             for i, t in enumerate(tokens):
                 positions.setdefault(t.stem, []).append(i)
@@ -506,6 +508,9 @@ class Reply:
                 negated = negated or bool(inside)  # "the all-reduce is not overlapped" ≠ "overlap the all-reduce"
         elif _NEGATED_PROBLEM_AFTER.search(clause.text[end : end + LOOK]):
             negated = True  # "not an overlap problem" rejects overlap, it does not claim its absence
+        lead = self.clauses[number - 1] if number > 0 else None
+        if naming and not negated and lead is not None and lead.colon and _LEADS_INTO_CHECKS.search(lead.text):
+            negated = True  # "I'd check: memory_stats, .item() syncs, …" lists checks, it claims nothing
         if naming and not negated and may_be_context:
             context = memo.get(("ctx", number, start))
             if context is None:

@@ -209,6 +209,7 @@ class Clause:
     text: str  # lower case, compounds folded: what polarity rules read
     quote: str  # the same clause as the person wrote it (cleaned): what feedback quotes
     tokens: tuple[Token, ...]  # content tokens (no stop words)
+    colon: bool = False  # ends with a colon: introduces what follows ("I'd check: …")
 
 
 _BARE_CONTRACTION = re.compile(
@@ -267,18 +268,20 @@ def clauses(cleaned: str) -> list[Clause]:
     low = _lower_same_length(cleaned)
     spans: list[tuple[int, int]] = []
     pieces: list[str] = []
+    colons: list[bool] = []
     pos = 0
     for m in [*_CLAUSE.finditer(low), None]:
         end = m.start() if m else len(low)
         # A question mark stays with its clause: "a straggler?" is a hedge.
         pieces.append(low[pos:end] + (" ?" if m is not None and "?" in m.group() else ""))
         spans.append((pos, end))
+        colons.append(m is not None and m.group().startswith(":"))
         pos = m.end() if m else len(low)
     folded = fold(_SEPARATOR.join(pieces)).split(_SEPARATOR)  # one pass of each pattern over the whole reply
     if len(folded) != len(pieces):  # a spelling swallowed a separator (cannot happen with the bundled ones)
         folded = [fold(p) for p in pieces]
     out: list[Clause] = []
-    for piece, (start, end) in zip(folded, spans, strict=True):
+    for piece, (start, end), colon in zip(folded, spans, colons, strict=True):
         if piece.endswith(" ?"):
             piece = piece[:-2] + "?"
         tokens = []
@@ -290,7 +293,7 @@ def clauses(cleaned: str) -> list[Clause]:
             if t.group() not in STOPWORDS:
                 tokens.append(Token(canonical(t.group()), t.start(), t.end(), position, t.group()))
         if tokens:
-            out.append(Clause(piece, cleaned[start:end].strip(), tuple(tokens)))
+            out.append(Clause(piece, cleaned[start:end].strip(), tuple(tokens), colon))
     return out
 
 
