@@ -123,6 +123,11 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
     check_branches = any(
         m.positive and m.conditional for comp in rubrics.values() for m in reply.find(comp.measurement)
     )
+    if fix_branches or check_branches:
+        # In "if it's X, do A" branches a tool or fix several signatures share ("ncu", "fuse") names none of them
+        # in particular: a signature is a topic of its own only if some check or fix of it is in words of its own.
+        real = {s for s in elsewhere | {committed_to} if s in rubrics}
+        elsewhere = (_distinct_topics(reply, rubrics, real) | (elsewhere & {"network"})) - {committed_to}
     offered_with_fixes = (
         len(named_any) >= 2 and undecided == len(named_any)
         and len((fix_signatures | measure_signatures) & named_any) >= 2 and len(fix_signatures & named_any) >= 1
@@ -251,6 +256,15 @@ def _evidence(
                 e.first_at = min(e.first_at, at)
                 e.decided = e.decided or not offered
     return out
+
+
+def _distinct_topics(reply: Reply, rubrics: dict[str, CompiledRubric], signatures: set[str]) -> set[str]:
+    """The signatures among these with a positive check or fix in words no other signature's check or fix uses."""
+    spans = {
+        s: {(m.at[0], m.span) for m in (*reply.find(rubrics[s].measurement), *reply.find(rubrics[s].fix)) if m.positive}
+        for s in signatures
+    }
+    return {s for s in signatures if any(all(k not in spans[o] for o in signatures if o != s) for k in spans[s])}
 
 
 def _opens_tentatively(reply: Reply) -> bool:
