@@ -9,6 +9,7 @@ Replies: the project's own set (tests/data/replies.jsonl, chat-length) and the l
 from __future__ import annotations
 
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -80,15 +81,18 @@ def whole_process(items: list[tuple[str, str]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "batch.jsonl"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         out = subprocess.run([sys.executable, "-m", "bot.cli", "grade", "--batch", str(path)], cwd=ROOT,
                              capture_output=True, text=True, check=True).stdout
         seconds = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     graded = sum(1 for line in out.splitlines() if line.strip())
     assert graded == BATCH_REPLIES, graded
     rate = graded / seconds
     print(f"tracedrill grade --batch, {graded:,} replies, whole process: {seconds:.2f} s = {rate:,.0f} grades/s "
-          f"(target ≥ 1,000; {rate / 1000:.1f}× target)")
+          f"(target ≥ 1,000; {rate / 1000:.1f}× target); CPU time {cpu:.2f} s = {graded / cpu:,.0f} grades/s of CPU")
 
 
 def main() -> None:

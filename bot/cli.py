@@ -124,9 +124,12 @@ def grade_command(signature: str | None, seed: int | None, difficulty: str, batc
     from .grading.batch import grade_line, grade_one
 
     if batch is not None:
+        # One buffered write per line, flushed at the end (click.echo flushes every line: a syscall per reply).
+        out = sys.stdout
         for number, line in enumerate(batch, start=1):
             if line.strip():
-                click.echo(json.dumps(grade_line(line, number), ensure_ascii=False))
+                out.write(json.dumps(grade_line(line, number), ensure_ascii=False) + "\n")
+        out.flush()
         return
     if signature is None:
         raise click.UsageError("give --signature ID and an answer, or --batch FILE")

@@ -33,7 +33,8 @@ _EXONERATED_AFTER = re.compile(
     r"healthy|a red herring|not (?:it|the (?:problem|issue|cause|culprit|bottleneck)))|\bruled out\b|"
     r"\b(?:isn'?t|aren'?t|wasn'?t|is not|are not|was not)\s+(?:it|the (?:problem|issue|cause|culprit|bottleneck))"
     r"|\bis a red herring\b|\b(?:can|could)\s*(?:not|n't)\s+(?:explain|account)|\bdoesn'?t (?:explain|fit)"
-    r"|\bwouldn'?t (?:explain|fit)|\bis wrong\b|\bis a trap\b|\bis the trap\b)"
+    r"|\bwouldn'?t (?:explain|fit)|\bis wrong\b|\bis a trap\b|\bis the trap\b"
+    r"|\b(?:would be|was|is) (?:my|the|everyone'?s) first (?:guess|thought|read|instinct|reflex|hypothesis))"
 )
 # A diagnosis named inside a fix ("remove the torch.cuda.synchronize() before the all-reduce") is not a claim.
 _FIX_CONTEXT_BEFORE = re.compile(
@@ -44,22 +45,31 @@ _FIX_CONTEXT_BEFORE = re.compile(
 _NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
 _NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|it)\b")
 _NEGATIONS = frozenset({"not", "no"})
-_RULE_NEGATIONS = frozenset({"not", "no", "without", "never"})  # a rule that says it itself
+_RULE_NEGATIONS = frozenset({"not", "no", "without", "never", "noth"})  # a rule that says it itself
 _HEDGE = re.compile(
     r"\b(?:not sure|unsure|no idea|maybe|might be|could be|possibly|perhaps|hard to (?:say|tell)|can'?t tell|"
-    r"i guess|guessing|50/50|50-50|coin ?flip|one of|some kind of)\b|\beither\b.{0,80}\bor\b|\?\s*$|🤔|🤷"
+    r"i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|one of|some kind of)\b|\beither\b.{0,80}\bor\b"
+    r"|\?\s*$|🤔|🤷"
 )
 # Further marks of a tentative diagnosis (they do not make a check or a fix tentative).
 _TENTATIVE = re.compile(
-    r"\b(?:i think|i suspect|suspect|i'?d guess|probably|my guess|afaict|i believe|idk|(?:want|like) to confirm|"
+    r"\b(?:i think|i suspect|suspect|i'?d guess|probably|prob|my guess|afaict|i believe|idk|(?:want|like) to confirm|"
     r"to be sure|before (?:saying|committing)|haven'?t (?:verified|checked|confirmed)|not verified|hold it loosely|"
     r"i'?m not certain|might|may be)\b"
+)
+
+# A check or fix offered without conviction ("cuda graphs might help", "could try more workers"): ½ for that part,
+# but it does not make a diagnosis in the same clause tentative.
+_SOFT_REMEDY = re.compile(
+    r"\b(?:might|could|may|should) (?:help|work|fix it|be worth)|\b(?:could|might|maybe|perhaps) try\b"
+    r"|\bworth (?:a )?try|\bworth trying\b|\bnot sure (?:it|that|this) (?:helps|works|will)|\bi'?d try\b.*\bsee\b"
+    r"|\bsee if (?:it|that) helps\b"
 )
 
 
 # Offering two or more possibilities in one breath ("either X or Y", "could be X, could be Y", "can't tell").
 _ALTERNATIVE = re.compile(
-    r"\beither\b|\b(?:could|might|may) (?:also )?be\b[^.;]{0,80}\bor\b"
+    r"\beither\b|\b(?:could|might|may) (?:also )?be\b[^.;]{0,80}\bor\b|\bweigh\w*\b[^.;]{0,80}\bagainst\b"
     r"|\bor\b[^.;]{0,80}\b(?:could|might|may) (?:also )?be\b"
     r"|\b(?:could|might|may) (?:also |just )?be\b.*\b(?:could|might|may) (?:also |just )?be\b"  # could be X, could be Y
     r"|\b(?:can'?t|cannot|hard to|too early to) (?:tell|say|decide|distinguish)\b"
@@ -67,22 +77,48 @@ _ALTERNATIVE = re.compile(
     r"|\b(?:not sure|unsure) (?:if|whether|which)\b|\bdepends (?:on )?which\b|\bor\b[^.;]{0,60}\?\s*$|\bwhich is it\b"
     r"|\bor\b[^.;]*\bor\b|\w(?:,\s*[\w./()-]+(?:\s+[\w./()-]+){0,2}){1,},?\s+or\s+\w"  # X or Y or Z; X, Y or Z
 )
+# Words _ALTERNATIVE cannot match without (a quick test first: most clauses hold none of them).
+_ALTERNATIVE_HINT = re.compile(
+    r"\b(?:either|could|might|may|or|weigh\w*|can'?t|cannot|hard|too early|one|not sure|unsure|depends|which)\b"
+)
+_CONDITION_WORDS = ("if", "when", "unless", "whether", "assuming", "in case")
+
+
 # A condition: "if it's X, do A". With several diagnoses in play it offers X as one branch; with one, it is how
 # the reply would confirm its only diagnosis ("if it jumps, the loader can't keep up").
 _CONDITION = re.compile(
     r"^\W*(?:if|when|unless|whether|assuming|in case)\b|\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b"
 )
+# A clause that introduces a list of checks ("Before touching anything I'd check:", "To confirm:").
+_LEADS_INTO_CHECKS = re.compile(r"\b(?:check|measure|verify|confirm|look at|inspect|test|checks|measurements?)\W*$")
 # A sarcasm tag: the clause it closes says the opposite of what it claims.
 _SARCASM = re.compile(r"(?:^|\s)/s\b")
 # The reply says outright that it does not commit.
 _UNDECIDED = re.compile(
     r"\b(?:(?:not|won'?t|can'?t|don'?t want to) (?:commit|decide|choose|pick)|which is it|"
-    r"one of those two|one of the two|could go either way|no way to tell|50/50|coin ?flip)\b"
+    r"one of those two|one of the two|could go either way|no way to tell|50/50|coin ?flip|"
+    r"(?:and|then) decide (?:from there|later|after(?:wards)?))\b"
 )
 # A diagnosis named as the object of a measurement ("count the cudaStreamSynchronize calls") is not a claim.
 _MEASURE_CONTEXT_BEFORE = re.compile(
     r"\b(?:count|counting|grep|look for|looking for|search for|check for|find|above each|measure|plot|correlate|compare"
-    r"|how many|number of)\b[^.;]{0,20}$"
+    r"|how many|number of|(?:check|see|test|verify|confirm|tell)(?:ing)? (?:whether|if))\b[^.;]{0,20}$"
+)
+
+
+# Words one of the polarity patterns above needs (a superset): a clause without any skips those patterns.
+_NEGATION_KEYWORD = re.compile(
+    r"\b(?:not|no|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
+    r"|dismiss\w*|first|tempting|wrong|alternative|considered|thought|wondered|worried)\b|n't\b"
+)
+_EXONERATION_KEYWORD = re.compile(
+    r"\b(?:fine|ok|okay|good|normal|innocent|irrelevant|healthy|herring|not|ruled|isnt|arent|wasnt|explain|account"
+    r"|fit|wrong|trap)\b|n't\b"
+)
+_CONTEXT_KEYWORD = re.compile(
+    r"\b(?:remov\w*|drop\w*|avoid\w*|get rid|eliminate|delete|take out|stop calling|no more|fix\w*|cut\w*"
+    r"|shav\w*|reduc\w*|hid\w*|amorti[sz]e|lower\w*|count\w*|grep|look\w* for|search for|check for|find"
+    r"|above each|measure|plot|correlate|compare|how many|number of|whether|if)\b"
 )
 
 
@@ -313,10 +349,20 @@ def _build() -> Engine:
     parts: list[tuple[PhraseSet, bool]] = []
     for c in rubrics.values():
         parts += [(c.signature, True), (c.measurement, False), (c.fix, False), (c.wrong_fix, False)]
+    # Each rule is indexed under its most specific word (a literal before a concept class, a small class before a
+    # big one): a clause is then checked against far fewer rules that cannot match it.
+    vocab = vocabulary()
+
+    def breadth(token: str) -> int:
+        if not token.startswith("@"):
+            return 0
+        name = token[1:]
+        return len(vocab.terms(name)) if name in vocab.concepts else 1000  # {number}, {quantity}: everywhere
+
     by_first: dict[str, list[tuple[int, Phrase]]] = {}
     for number, (phrases, _naming) in enumerate(parts):
         for p in phrases:
-            by_first.setdefault(p.tokens[0], []).append((number, p))
+            by_first.setdefault(min(p.tokens, key=breadth), []).append((number, p))
     return Engine(
         rubrics, concepts, frozenset(stems), _by_initial(words), words, tuple(parts),
         {k: tuple(v) for k, v in by_first.items()},
@@ -370,7 +416,7 @@ class Reply:
                 else Token(fixed_stem, t.start, t.end, t.position, t.word)
                 for t in c.tokens
             )
-            fixed.append(Clause(c.text, c.quote, tokens))
+            fixed.append(Clause(c.text, c.quote, tokens, c.colon))
             positions: dict[str, list[int]] = {}
             for i, t in enumerate(tokens):
                 positions.setdefault(t.stem, []).append(i)
@@ -396,9 +442,9 @@ class Reply:
         located: dict[tuple[int, tuple[str, ...], bool], tuple[int, ...] | None] = {}
         seen: set[tuple[int, int, tuple[int, ...], float]] = set()
         for number, (clause, positions) in enumerate(zip(self.clauses, self.index, strict=True)):
-            present = positions.keys()
-            for word in present & eng.by_first.keys():
-                for part, phrase in eng.by_first[word]:
+            present = set(positions)  # a set: frozenset <= set is a fast C comparison, dict keys are not
+            for word in positions:  # in the clause's own order (a set's order would change between processes)
+                for part, phrase in eng.by_first.get(word, ()):
                     if not phrase.needs <= present or (phrase.exclude and not present.isdisjoint(phrase.exclude)):
                         continue
                     key = (number, phrase.tokens, phrase.ordered)
@@ -416,14 +462,17 @@ class Reply:
                     seen.add(same)
                     results[part].append(self._match(number, clause, phrase, chosen, eng.parts[part][1]))
         for (phrases, naming), found in zip(eng.parts, results, strict=True):
+            # in reading order: which match is "first" (quoted, and read for the opening tone) must not depend on
+            # the order of a set of words, which changes from process to process
+            found.sort(key=lambda m: (m.at, min(m.span), m.phrase.text))
             self.found[(id(phrases), naming)] = found
 
     def _find(self, phrases: PhraseSet, naming: bool) -> list[Match]:
         found = []
         by_first = phrases.by_first
         for number, (clause, positions) in enumerate(zip(self.clauses, self.index, strict=True)):
-            for word in positions.keys() & by_first.keys():
-                for phrase in by_first[word]:
+            for word in positions:
+                for phrase in by_first.get(word, ()):
                     if phrase.exclude and any(x in positions for x in phrase.exclude):
                         continue
                     chosen = _locate(phrase.tokens, positions, clause.tokens, phrase.ordered)
@@ -435,48 +484,75 @@ class Reply:
         i, j = min(chosen), max(chosen)
         start, end = clause.tokens[i].start, clause.tokens[j].end
         memo = self.memo
-        before = memo.get(("before", number, start))
-        if before is None:
-            # the patterns look at most a few words back or ahead: a bounded slice keeps long clauses cheap
-            before = memo[("before", number, start)] = bool(
-                _NEGATION_BEFORE.search(clause.text[max(0, start - LOOK) : start])
-            )
-        after = memo.get(("after", number, end))
-        if after is None:
-            after = memo[("after", number, end)] = bool(_EXONERATED_AFTER.search(clause.text[end : end + LOOK]))
+        may_negate, may_exonerate, may_be_context, sarcastic = self._keywords(number, clause)
+        before = after = False
+        if may_negate:
+            before = memo.get(("before", number, start))  # type: ignore[assignment]
+            if before is None:
+                # the patterns look at most a few words back or ahead: a bounded slice keeps long clauses cheap
+                before = memo[("before", number, start)] = bool(
+                    _NEGATION_BEFORE.search(clause.text[max(0, start - LOOK) : start])
+                )
+        if may_exonerate:
+            after = memo.get(("after", number, end))  # type: ignore[assignment]
+            if after is None:
+                after = memo[("after", number, end)] = bool(_EXONERATED_AFTER.search(clause.text[end : end + LOOK]))
         negated = before or after
         if not phrase.negative:
-            inside = memo.get(("inside", number, start, end))
-            if inside is None:
-                inside = memo[("inside", number, start, end)] = bool(_NEGATION_INSIDE.search(clause.text[start:end]))
-            negated = negated or inside  # "the all-reduce is not overlapped" does not say "overlap the all-reduce"
+            if may_negate:
+                inside = memo.get(("inside", number, start, end))
+                if inside is None:
+                    inside = memo[("inside", number, start, end)] = bool(
+                        _NEGATION_INSIDE.search(clause.text[start:end])
+                    )
+                negated = negated or bool(inside)  # "the all-reduce is not overlapped" ≠ "overlap the all-reduce"
         elif _NEGATED_PROBLEM_AFTER.search(clause.text[end : end + LOOK]):
             negated = True  # "not an overlap problem" rejects overlap, it does not claim its absence
-        if naming and not negated:
+        lead = self.clauses[number - 1] if number > 0 else None
+        if naming and not negated and lead is not None and lead.colon and _LEADS_INTO_CHECKS.search(lead.text):
+            negated = True  # "I'd check: memory_stats, .item() syncs, …" lists checks, it claims nothing
+        if naming and not negated and may_be_context:
             context = memo.get(("ctx", number, start))
             if context is None:
                 text = clause.text[max(0, start - LOOK) : start]
                 context = memo[("ctx", number, start)] = bool(
                     _FIX_CONTEXT_BEFORE.search(text) or _MEASURE_CONTEXT_BEFORE.search(text)
                 )
-            negated = context
-        if naming and not negated and _SARCASM.search(clause.text):
+            negated = bool(context)
+        if naming and not negated and sarcastic:
             negated = True  # "sure, it's totally the network /s" claims the opposite
-        alternative, hedged, tentative, conditional = self._flags(number, clause)
+        alternative, hedged, tentative, conditional, soft = self._flags(number, clause)
         words = tuple(clause.tokens[k].word for k in sorted(chosen))
         return Match(
-            phrase, clause, not negated, hedged or (naming and tentative), words, alternative, conditional,
+            phrase, clause, not negated, hedged or (tentative if naming else soft), words, alternative, conditional,
             (number, i), frozenset(chosen),
         )
 
-    def _flags(self, number: int, clause: Clause) -> tuple[bool, bool, bool, bool]:
-        """(offers alternatives, hedged, tentative, conditional) for one clause, computed once."""
+    def _keywords(self, number: int, clause: Clause) -> tuple[bool, bool, bool, bool]:
+        """Whether a clause holds any word the polarity patterns start from (most clauses hold none, and then the
+        per-match searches are skipped): (negation, exoneration, fix/check context, sarcasm tag)."""
+        found = self.memo.get(("keywords", number))
+        if found is None:
+            text = clause.text
+            found = self.memo[("keywords", number)] = (
+                bool(_NEGATION_KEYWORD.search(text)),
+                bool(_EXONERATION_KEYWORD.search(text)),
+                bool(_CONTEXT_KEYWORD.search(text)),
+                bool(_SARCASM.search(text)),
+            )
+        assert isinstance(found, tuple)
+        return found
+
+    def _flags(self, number: int, clause: Clause) -> tuple[bool, bool, bool, bool, bool]:
+        """(offers alternatives, hedged, tentative, conditional, soft remedy) for one clause, computed once."""
         flags = self.memo.get(("flags", number))
         if flags is None:
-            alternative = self.undecided or bool(_ALTERNATIVE.search(clause.text))
-            hedged = alternative or bool(_HEDGE.search(clause.text))
+            text = clause.text
+            alternative = self.undecided or bool(_ALTERNATIVE_HINT.search(text) and _ALTERNATIVE.search(text))
+            hedged = alternative or bool(_HEDGE.search(text))
+            conditional = any(w in text for w in _CONDITION_WORDS) and bool(_CONDITION.search(text))
             flags = self.memo[("flags", number)] = (
-                alternative, hedged, bool(_TENTATIVE.search(clause.text)), bool(_CONDITION.search(clause.text))
+                alternative, hedged, bool(_TENTATIVE.search(text)), conditional, bool(_SOFT_REMEDY.search(text)),
             )
         assert isinstance(flags, tuple)
         return flags

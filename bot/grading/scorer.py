@@ -117,8 +117,25 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
     if _NETWORK.search(reply.text):  # NCCL knobs and the fabric: a hypothesis outside the ten, still a topic
         elsewhere = elsewhere | {"network"}
     topics = named_any | measure_signatures | fix_signatures | (elsewhere & {"network"})
+    # Structural signals: checks or fixes from three or more signatures with no committed diagnosis; or several
+    # diagnoses all offered as alternatives, each with its fix, and no "if it's X, do A" branch among the fixes.
+    fix_branches = any(m.positive and m.conditional for comp in rubrics.values() for m in reply.find(comp.fix))
+    check_branches = any(
+        m.positive and m.conditional for comp in rubrics.values() for m in reply.find(comp.measurement)
+    )
+    if fix_branches or check_branches:
+        # In "if it's X, do A" branches a tool or fix several signatures share ("ncu", "fuse") names none of them
+        # in particular: a signature is a topic of its own only if some check or fix of it is in words of its own.
+        real = {s for s in elsewhere | {committed_to} if s in rubrics}
+        elsewhere = (_distinct_topics(reply, rubrics, real) | (elsewhere & {"network"})) - {committed_to}
+    offered_with_fixes = (
+        len(named_any) >= 2 and undecided == len(named_any)
+        and len((fix_signatures | measure_signatures) & named_any) >= 2 and len(fix_signatures & named_any) >= 1
+        and not fix_branches and not check_branches
+    )
     stuffing = committed_to is None and len(topics) >= 3 and (
-        len(elsewhere) >= STUFFED_TOPICS
+        (len(elsewhere - {"network"}) >= STUFFED_TOPICS - 1 and undecided == len(named_any) and not fix_branches)
+        or len(elsewhere) >= STUFFED_TOPICS
         or (len(elsewhere) >= STUFFED_TOPICS - 1 and (len(named_any) >= 3 or undecided >= 1))
         or (len(named_any) >= 2 and _list_like(answer))
         or (
@@ -127,6 +144,7 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
             and _longest_enumeration(answer) >= ENUMERATION
         )
     ) and len(answer.split()) <= WORDS_PER_TOPIC * max(len(elsewhere), len(named_any))
+    stuffing = stuffing or (committed_to is None and offered_with_fixes)
     if stuffing:
         notes.append("Reads as a list of several diagnoses; commit to one and say why.")
         zero = (
@@ -189,12 +207,13 @@ class _Evidence:
 
 
 _COMMIT = re.compile(
-    r"\b(?:it'?s|it is|its|this is|that'?s|that is|i'?d (?:go|bet|say|call)|my (?:bet|money|call|verdict|answer|"
-    r"diagnosis|read|guess is|leading hypothesis|pick|vote)|verdict|diagnosis|conclusion|final answer|most likely|"
+    r"(?:^\W*its\b|\b(?:it's|it is|this is|that'?s|that is|i'?d (?:go|bet|say|call)|"
+    r"my (?:bet|money|call|verdict|answer|diagnosis|read|guess is|leading hypothesis|pick|vote)|verdict|diagnosis|"
+    r"conclusion|final answer|most likely|"
     r"root cause|culprit|definitely|clearly|going with|go with|pretty sure|confident|bottom line|tl;?dr|"
     r"the (?:real|actual) (?:problem|issue|cause)|the problem is|the issue is|what'?s happening|you have|we have|"
     r"classic|textbook|(?:put|bet) (?:my|the) money|i lean|leaning|points? to|convinced|must be|has to be|"
-    r"so the answer|the answer is|i'?m calling|call it|confirms?|diagnos\w+)\b"
+    r"so the answer|the answer is|i'?m calling|call it|confirms?|diagnos\w+)\b)"
 )
 
 
@@ -217,6 +236,7 @@ def _evidence(
             asserted = reply.memo.get(("commit", at))
             if asserted is None:
                 asserted = reply.memo[("commit", at)] = bool(_COMMIT.search(m.clause.text))
+            asserted = asserted and not m.conditional  # "if it's a malloc, …" is a branch, not a verdict
             e = out.get(sig)
             if e is None or m.phrase.weight > e.strength:
                 out[sig] = _Evidence(
@@ -238,13 +258,22 @@ def _evidence(
     return out
 
 
+def _distinct_topics(reply: Reply, rubrics: dict[str, CompiledRubric], signatures: set[str]) -> set[str]:
+    """The signatures among these with a positive check or fix in words no other signature's check or fix uses."""
+    spans = {
+        s: {(m.at[0], m.span) for m in (*reply.find(rubrics[s].measurement), *reply.find(rubrics[s].fix)) if m.positive}
+        for s in signatures
+    }
+    return {s for s in signatures if any(all(k not in spans[o] for o in signatures if o != s) for k in spans[s])}
+
+
 def _opens_tentatively(reply: Reply) -> bool:
     """The reply's first clause is a guess ("maybe a sync?", "I think it's probably fine?")."""
     return bool(_OPENING_GUESS.search(reply.clauses[0].text))
 
 
 _OPENING_GUESS = re.compile(
-    r"^\W*(?:maybe|perhaps|possibly|probably|might be|could be|i think|i suspect|i guess|my guess|not sure|"
+    r"^\W*(?:maybe|perhaps|possibly|probably|prob|might be|could be|i think|i suspect|i guess|my guess|not sure|"
     r"looks like maybe|i'?d guess)\b|\?\s*$"
 )
 

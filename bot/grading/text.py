@@ -39,8 +39,12 @@ def _compounds() -> tuple[tuple[re.Pattern[str], str, str | None], ...]:
                 folds = []
                 for token, patterns in vocabulary().compounds.items():
                     for p in patterns:
-                        fast, trigger = _literal_first(p)
-                        folds.append((re.compile(fast), f" {token} ", trigger or _required_literal(p)))
+                        fast, leading = _literal_first(p)
+                        # the longest literal every match must contain: a text without it is skipped unscanned
+                        required = _required_literal(p)
+                        trigger = max((t for t in (leading, required) if t), key=len, default=None)
+                        trigger = trigger or _required_symbol(p)
+                        folds.append((re.compile(fast), f" {token} ", trigger))
                 _FOLDS.append(tuple(folds))
     return _FOLDS[0]
 
@@ -64,6 +68,27 @@ def _required_literal(pattern: str) -> str | None:
         else:
             run = ""
     return best if len(best) >= 3 else None
+
+
+DIGIT = "\x00digit"  # a trigger meaning "the text holds a digit"
+_DIGIT = re.compile(r"\d")
+_STARTS_WITH_NUMBER = re.compile(r"^(?:\\b)?\\d")
+
+
+def _required_symbol(pattern: str) -> str | None:
+    """For a pattern with no word to look for: a punctuation character every match holds at the top level of the
+    pattern ("(" of "(p-1)/(m+p-1)", "=" of "p=8, m=16"), or DIGIT for one that starts with a number."""
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+
+    try:
+        items = list(_parser.parse(pattern))
+    except re.error:
+        return None
+    for op, arg in items:
+        if op is c.LITERAL and not chr(arg).isalnum() and not chr(arg).isspace():
+            return chr(arg)
+    return DIGIT if _STARTS_WITH_NUMBER.match(pattern) else None
 
 
 _LEADING_LITERAL = re.compile(r"^\\b((?:[a-z0-9_ @-]|\\[.()/])+)")
@@ -165,7 +190,7 @@ _MENTION = re.compile(r"<[@#!][^>]{0,80}>")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9']*[a-z0-9]|[a-z0-9]")
 # Clause boundaries: sentence punctuation, dashes, and the turns where one claim ends and another begins.
 _CLAUSE = re.compile(
-    r"[.;!?\n]+(?:\s|$)|:\s|\s[-–—]+\s|\s+(?:but|however|although|though|whereas|instead|actually|rather)\s+"
+    r"[.;!?\n]+(?:\s|$)|:\s|\s[-–—]+\s|\s+(?:but|however|although|though|whereas|instead(?!\s+of)|actually|rather(?!\s+than))\s+"
     r"|,\s*(?=(?:it'?s|it is|its|this is|that'?s|that is|the real|the actual|so)\b)"
 )
 
@@ -184,11 +209,18 @@ class Clause:
     text: str  # lower case, compounds folded: what polarity rules read
     quote: str  # the same clause as the person wrote it (cleaned): what feedback quotes
     tokens: tuple[Token, ...]  # content tokens (no stop words)
+    colon: bool = False  # ends with a colon: introduces what follows ("I'd check: …")
+
+
+_BARE_CONTRACTION = re.compile(
+    r"\b(is|are|was|were|does|do|did|has|have|had|could|should|would|wo|ca)nt\b", re.IGNORECASE
+)
 
 
 def clean(raw: str) -> str:
     """NFKC, no control characters, no mentions, no markdown decoration; case kept for quoting."""
     text = unicodedata.normalize("NFKC", raw)
+    text = _BARE_CONTRACTION.sub(r"\1n't", text)  # "isnt overlapping" is a negation typed without the apostrophe
     text = _CONTROL.sub(" ", text)
     text = _MENTION.sub(" ", text)
     text = _DUNDER.sub(r"dunder\1", text)  # __next__ is code, not markdown emphasis
@@ -200,8 +232,9 @@ def clean(raw: str) -> str:
 
 def fold(piece: str) -> str:
     text = _NUMBERED.sub(r"\1 \2", piece.lower())
+    has_digit = bool(_DIGIT.search(text))
     for pattern, repl, trigger in _compounds():
-        if trigger is None or trigger in text:
+        if trigger is None or (has_digit if trigger is DIGIT else trigger in text):
             text = pattern.sub(repl, text)
     return _STRAY_POSSESSIVE.sub(" ", text)
 
@@ -235,18 +268,20 @@ def clauses(cleaned: str) -> list[Clause]:
     low = _lower_same_length(cleaned)
     spans: list[tuple[int, int]] = []
     pieces: list[str] = []
+    colons: list[bool] = []
     pos = 0
     for m in [*_CLAUSE.finditer(low), None]:
         end = m.start() if m else len(low)
         # A question mark stays with its clause: "a straggler?" is a hedge.
         pieces.append(low[pos:end] + (" ?" if m is not None and "?" in m.group() else ""))
         spans.append((pos, end))
+        colons.append(m is not None and m.group().startswith(":"))
         pos = m.end() if m else len(low)
     folded = fold(_SEPARATOR.join(pieces)).split(_SEPARATOR)  # one pass of each pattern over the whole reply
     if len(folded) != len(pieces):  # a spelling swallowed a separator (cannot happen with the bundled ones)
         folded = [fold(p) for p in pieces]
     out: list[Clause] = []
-    for piece, (start, end) in zip(folded, spans, strict=True):
+    for piece, (start, end), colon in zip(folded, spans, colons, strict=True):
         if piece.endswith(" ?"):
             piece = piece[:-2] + "?"
         tokens = []
@@ -258,7 +293,7 @@ def clauses(cleaned: str) -> list[Clause]:
             if t.group() not in STOPWORDS:
                 tokens.append(Token(canonical(t.group()), t.start(), t.end(), position, t.group()))
         if tokens:
-            out.append(Clause(piece, cleaned[start:end].strip(), tuple(tokens)))
+            out.append(Clause(piece, cleaned[start:end].strip(), tuple(tokens), colon))
     return out
 
 
