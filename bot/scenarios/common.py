@@ -81,14 +81,17 @@ def draw_training(
     worlds: tuple[int, ...],
     compute_ms: tuple[float, float],
     models: tuple[Model, ...] = DENSE_MODELS,
+    seqs: tuple[int, ...] = (2048, 4096, 8192),
 ) -> TrainingSetup:
+    """A data-parallel job whose step computes for about `compute_ms`. `seqs` are the sequence lengths the
+    workload uses (one entry, 197, for a ViT at 224 px, where the micro-batch counts images)."""
     hw = pick(rng, hws)
     model = pick(rng, models)
     world = int(pick(rng, worlds))
     eff = float(rng.uniform(0.45, 0.58))
     target_us = float(rng.uniform(*compute_ms)) * 1000.0
     tokens = target_us * 1e-6 * hw.bf16_tflops * 1e12 * eff / (6.0 * model.params_b * 1e9)
-    fitting = [s for s in (2048, 4096, 8192) if s <= tokens] or [1024]
+    fitting = [s for s in seqs if s <= tokens] or [min(seqs)]
     seq = int(pick(rng, fitting))
     micro_batch = max(1, round(tokens / seq))
     compute_us = 6.0 * model.params_b * 1e9 * micro_batch * seq / (hw.bf16_tflops * 1e12 * eff) * 1e6

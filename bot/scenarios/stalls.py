@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import TrainingSetup, by_difficulty, draw_training, ms, pick
+from .common import TrainingSetup, by_difficulty, ms, pick
 from .dp import DPRun, run_dp
+from .families import draw_family_training, setup_context
 from .figures import api_calls_per_step, gpu_gaps, hta_view
-from .hardware import TRAINING_GPUS
 from .model import Annotation, Category, Context, Event
 from .sim import COMPUTE, CUDA_API
 from .training import Op, transformer_program
@@ -33,8 +33,8 @@ def _insert_after_phase(program: list[Op], phase: str, ops: list[Op], offset: in
     program[i + 1 + offset : i + 1 + offset] = ops
 
 
-def run_stall(rng: np.random.Generator, difficulty: str, kind: str) -> StallRun:
-    setup = draw_training(rng, TRAINING_GPUS, (1, 8), (120.0, 400.0))
+def run_stall(rng: np.random.Generator, difficulty: str, kind: str, family: str) -> StallRun:
+    setup = draw_family_training(rng, family, (120.0, 400.0))
     program = transformer_program(setup.hw, rng, layers=setup.model.blocks, compute_us=setup.compute_us)
     count = round(by_difficulty(difficulty, (3.5, 5.4), (2.5, 3.4), (1.0, 2.4), rng))
     pause = by_difficulty(difficulty, (0.06, 0.1), (0.04, 0.06), (0.03, 0.05), rng) * setup.compute_us
@@ -91,31 +91,8 @@ def run_stall(rng: np.random.Generator, difficulty: str, kind: str) -> StallRun:
     return StallRun(setup, run, figures, calls, gaps)
 
 
-def stall_complaint(rng: np.random.Generator, busy: float, step_us: float, after_us: float) -> str:
-    """One complaint pool for both twins."""
-    return str(
-        pick(
-            rng,
-            (
-                f"GPU utilisation hovers around {busy:.0f}% on a compute-heavy model; step {step_us / 1000:.0f} ms.",
-                f"Step time is {step_us / 1000:.0f} ms; last month's baseline of the same model ran "
-                f"~{after_us / 1000:.0f} ms. Only the training script changed.",
-                f"A refactor of the training loop cost {100 * (step_us / after_us - 1):.0f}% throughput "
-                f"({step_us / 1000:.0f} ms steps). Nobody touched the model.",
-            ),
-        )
-    )
-
-
-def stall_context(rng: np.random.Generator, run: StallRun) -> Context:
-    setup, f = run.setup, run.figures
-    return Context(
-        title=f"{setup.world}×{setup.hw.name} · {setup.model.name} · training",
-        hardware=f"{setup.world}×{setup.hw.name}",
-        model=f"{setup.model.name}, BF16, seq {setup.seq_len}, micro-batch {setup.micro_batch}",
-        parallelism="single GPU" if setup.world == 1 else f"DDP over {setup.world} GPUs (trace: rank 0)",
-        complaint=stall_complaint(rng, f["gpu_busy_pct"], f["step_ms"] * 1000, f["step_after_ms"] * 1000),
-    )
+def stall_context(rng: np.random.Generator, run: StallRun, family: str) -> Context:
+    return setup_context(rng, family, run.setup, run.figures["step_ms"] * 1000)
 
 
 def stall_annotations(run: StallRun, api_label: str, after_what: str) -> list[Annotation]:

@@ -9,6 +9,7 @@ import numpy as np
 from ..comm import comm_context, comm_share_plan, draw_comm_setup
 from ..common import by_difficulty, finish, gb, ms
 from ..dp import run_dp
+from ..families import draw_family
 from ..figures import hta_view
 from ..intervals import union
 from ..model import Annotation, Category, Reveal, Scenario
@@ -22,7 +23,8 @@ TWIN = "unoverlapped_allreduce"
 
 
 def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
-    setup = draw_comm_setup(rng)
+    family = draw_family(rng, ID)
+    setup = draw_comm_setup(rng, family)
     setup, busbw, xfer = comm_share_plan(setup, float(rng.uniform(0.08, 0.16)), rng, (0.8, 1.0))
     slow = by_difficulty(difficulty, (1.35, 1.6), (1.2, 1.35), (1.1, 1.18), rng)
     culprit = int(rng.integers(1, setup.world))
@@ -76,7 +78,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
-    context = comm_context(rng, setup, step, after, mfu, mfu_after)
+    context = comm_context(rng, family, setup, step)
     others = [c for r, c in enumerate(per_rank) if r != culprit]
     reveal = Reveal(
         headline=f"Straggler — rank {culprit} computes {per_rank[culprit] / healthy_compute:.2f}× slower; "

@@ -7,6 +7,7 @@ import numpy as np
 from ..comm import comm_context, comm_share_plan, ddp_buckets, draw_comm_setup
 from ..common import by_difficulty, finish, gb, ms, pct
 from ..dp import run_dp
+from ..families import draw_family
 from ..figures import hta_view
 from ..kernels import NCCL_ALLREDUCE_SIMPLE
 from ..model import Annotation, Category, Reveal, Scenario
@@ -21,7 +22,8 @@ HIDDEN_FRACTION = 0.85  # overlapped comm contends for SMs and HBM: assume ~85% 
 
 
 def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
-    setup = draw_comm_setup(rng)
+    family = draw_family(rng, ID)
+    setup = draw_comm_setup(rng, family)
     share = by_difficulty(difficulty, (0.25, 0.35), (0.17, 0.25), (0.11, 0.16), rng)
     setup, _, xfer = comm_share_plan(setup, share, rng, (0.35, 0.75))
     program = transformer_program(setup.hw, rng, layers=setup.model.blocks, compute_us=setup.compute_us)
@@ -63,7 +65,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
-    context = comm_context(rng, setup, step, after, mfu, mfu_after)
+    context = comm_context(rng, family, setup, step)
     hidden_text = "none" if exposed >= 0.995 * comm else f"only {pct(1 - exposed / comm)}"
     moved = 2.0 * (setup.world - 1) / setup.world * setup.grad_bytes
     reveal = Reveal(
