@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .common import TrainingSetup, resized
+from .common import TrainingSetup, ddp_buckets, resized  # noqa: F401  (ddp_buckets re-exported)
 from .families import draw_family_training, setup_context
 from .hardware import ACHIEVABLE_BUSBW_FRACTION
 from .model import Context
 
-BUCKET_CAP_BYTES = 25 * 2**20  # DDP's default bucket_cap_mb=25
-
 
 def draw_comm_setup(rng: np.random.Generator, family: str) -> TrainingSetup:
-    setup = draw_family_training(rng, family, (200.0, 500.0))
-    # Multi-rank pictures show every rank: draw a coarser view of the model to keep them legible.
-    return replace_blocks(setup, 4 if setup.world == 8 else 6)
+    return draw_family_training(rng, family, (200.0, 500.0))
 
 
 def replace_blocks(setup: TrainingSetup, blocks: int) -> TrainingSetup:
@@ -38,10 +32,6 @@ def comm_share_plan(setup: TrainingSetup, share: float, rng: np.random.Generator
     busbw *= float(rng.uniform(0.97, 1.03))
     xfer = moved / (busbw * 1e9) * 1e6
     return resized(setup, xfer * (1.0 - share) / share), busbw, xfer
-
-
-def ddp_buckets(grad_bytes: float) -> int:
-    return math.ceil(grad_bytes / BUCKET_CAP_BYTES)
 
 
 def comm_context(rng: np.random.Generator, family: str, setup: TrainingSetup, step_us: float) -> Context:

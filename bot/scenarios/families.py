@@ -43,15 +43,15 @@ VISION_GPUS: tuple[Hardware, ...] = (A100, H100, H200, L40S)
 TRAINING_WORLDS: tuple[int, ...] = (4, 8)
 
 LLM_MODELS: tuple[Model, ...] = (
-    Model("Llama-style 3B dense", 3.2, 8, 3072),
-    Model("Llama-style 7B dense", 7.0, 10, 4096),
-    Model("Llama-style 8B dense", 8.0, 10, 4096),
+    Model("Llama-style 3B dense", 3.2, 28, 3072),
+    Model("Llama-style 7B dense", 7.0, 32, 4096),
+    Model("Llama-style 8B dense", 8.0, 32, 4096),
 )
 # Vision transformers at 224 px: 196 patches + CLS = 197 tokens per image.
 VISION_MODELS: tuple[Model, ...] = (
-    Model("ViT-B/16", 0.086, 8, 768),
-    Model("ViT-L/16", 0.304, 10, 1024),
-    Model("ViT-H/14", 0.632, 10, 1280),
+    Model("ViT-B/16", 0.086, 12, 768),
+    Model("ViT-L/16", 0.304, 24, 1024),
+    Model("ViT-H/14", 0.632, 32, 1280),
 )
 VISION_TOKENS = 197
 # Served models: (name, params B, layers, hidden, intermediate). One replica per GPU.

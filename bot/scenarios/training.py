@@ -63,6 +63,7 @@ class LoopSpec:
     slow_factor: dict[int, float] = field(default_factory=dict)  # per-rank multiplier on kernel time
     step_overhead_us: float = 40.0
     first_step_number: int = 100
+    host_us: tuple[float, float] = (8.0, 20.0)  # Python between two launches (eager); ~1–3 µs when compiled
 
 
 def gemm_name(hw: Hardware, which: str) -> str:
@@ -112,8 +113,9 @@ def transformer_program(
     ops.append(Op("phase", "backward"))
     ops.append(Op("kernel", K.SOFTMAX_XENT, 0.03 * scale, "elementwise"))
     ops.append(Op("kernel", gemm_name(hw, "dgrad"), 0.07 * scale, "gemm"))
-    layers_per_bucket = max(1, layers // buckets) if buckets else 0
     bucket_bytes = int(grad_bytes / buckets) if buckets else 0
+    bucket_name = K.nccl_allreduce(bucket_bytes)
+    issued = 0
     for layer in range(layers):
         for metric, label, w in reversed(_BLOCK_FWD):
             name = _kernel_name(hw, metric, label, True)
@@ -122,9 +124,12 @@ def transformer_program(
                 ops.append(Op("kernel", gemm_name(hw, "wgrad"), w * scale, metric, label=f"{label}_bwd"))
             else:
                 ops.append(Op("kernel", name, 2 * w * scale, metric, label=f"{label}_bwd"))
-        done = layer + 1
-        if buckets and (done % layers_per_bucket == 0 or done == layers):
-            ops.append(Op("bucket", K.NCCL_ALLREDUCE, bucket_xfer_us, "nccl", bucket_bytes))
+        # DDP's reducer fires a bucket as soon as its gradients are all produced (backward runs last layer
+        # first); the last layer's completion flushes what is left.
+        ready = buckets if layer == layers - 1 else int(buckets * (layer + 1) / layers)
+        for _ in range(ready - issued):
+            ops.append(Op("bucket", bucket_name, bucket_xfer_us, "nccl", bucket_bytes))
+        issued = max(issued, ready)
     ops.append(Op("barrier"))
     ops.append(Op("phase", "optimizer"))
     opt_us = optimizer_us if optimizer_us is not None else 0.025 * compute_us
@@ -217,12 +222,14 @@ def run_loop(sims: list[RankSim], hw: Hardware, spec: LoopSpec) -> list[list[tup
                     copy = sim.memcpy(K.MEMCPY_H2D, jitter(sim.u, state.spec.h2d_us, 0.05),
                                       state.spec.batch_bytes)
                     sim.wait_stream(COMPUTE_STREAM, copy.end)
-            _interpret(sim, head, spec.slow_factor.get(r, 1.0), rng_jitter, pendings[r], phase_marks[r])
+            _interpret(sim, head, spec.slow_factor.get(r, 1.0), rng_jitter, pendings[r], phase_marks[r],
+                       spec.host_us)
         ends = resolve_collectives(sims, pendings) if pendings[0] else []
         for r, sim in enumerate(sims):
             if ends:
                 sim.wait_stream(COMPUTE_STREAM, ends[-1])
-            _interpret(sim, tail, spec.slow_factor.get(r, 1.0), rng_jitter, pendings[r], phase_marks[r])
+            _interpret(sim, tail, spec.slow_factor.get(r, 1.0), rng_jitter, pendings[r], phase_marks[r],
+                       spec.host_us)
             sim.idle_host(jitter(sim.u, spec.step_overhead_us, 0.2))
             sim.annotate(f"ProfilerStep#{number}", step_cpu_start[r], sim.cpu, Category.STEP)
             marks = phase_marks[r]
@@ -242,12 +249,13 @@ def _interpret(
     spread: float,
     pendings: list[PendingCollective],
     marks: list[tuple[str, float]],
+    host_us: tuple[float, float] = (8.0, 20.0),
 ) -> None:
     for op in ops:
         if op.kind == "kernel":
             sim.launch(op.name, jitter(sim.u, op.us * slow, spread), op.metric,
                        args={"_levels": op.levels} if op.levels else None)
-            sim.idle_host(sim.u(8.0, 20.0))
+            sim.idle_host(sim.u(*host_us))
         elif op.kind == "bucket":
             pendings.append(sim.collective(op.name, jitter(sim.u, op.us, 0.02), op.nbytes))
         elif op.kind == "sync":

@@ -23,7 +23,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     setup = draw_family_training(rng, family, (250.0, 700.0), BUSY_MODELS)
     plan = busy_program(setup, rng, allow_resize=True)
     setup = plan.setup
-    run = run_dp(setup, rng, plan.program, with_nccl=plan.with_comm)
+    run = run_dp(setup, rng, plan.program, with_nccl=plan.with_comm, compiled=True)
     rank = run.ranks[0]
     b = run.rank0
     step = b["step_us"]

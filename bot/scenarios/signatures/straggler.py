@@ -6,7 +6,7 @@ import statistics
 
 import numpy as np
 
-from ..comm import comm_context, comm_share_plan, draw_comm_setup
+from ..comm import comm_context, comm_share_plan, ddp_buckets, draw_comm_setup
 from ..common import by_difficulty, finish, gb, ms
 from ..dp import run_dp
 from ..families import draw_family
@@ -28,7 +28,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     setup, busbw, xfer = comm_share_plan(setup, float(rng.uniform(0.08, 0.16)), rng, (0.8, 1.0))
     slow = by_difficulty(difficulty, (1.35, 1.6), (1.2, 1.35), (1.1, 1.18), rng)
     culprit = int(rng.integers(1, setup.world))
-    buckets = setup.model.blocks
+    buckets = ddp_buckets(setup.grad_bytes)
     program = transformer_program(
         setup.hw, rng, layers=setup.model.blocks, compute_us=setup.compute_us,
         buckets=buckets, grad_bytes=setup.grad_bytes, bucket_xfer_us=xfer / buckets,
@@ -45,8 +45,12 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     busy_run = next(iv for iv in union((e.start, e.end) for e in run.ranks[0].track(NCCL).events)
                     if iv[0] <= last.start < iv[1])
     bucket_bytes = setup.grad_bytes / buckets
-    implied = 2.0 * (setup.world - 1) / setup.world * bucket_bytes / (last.dur * 1e-6) / 1e9
-    wire_last = xfer / buckets
+    in_run = [e for e in run.ranks[0].track(NCCL).events if busy_run[0] <= e.start < busy_run[1]]
+    run_us = busy_run[1] - busy_run[0]
+    run_bytes = bucket_bytes * len(in_run)
+    # Read as "NCCL got slow", the bar moves its buckets at this bus bandwidth:
+    implied = 2.0 * (setup.world - 1) / setup.world * run_bytes / (run_us * 1e-6) / 1e9
+    wire_last = xfer / buckets * len(in_run)  # what those buckets need on the wire
     after = step - wait
     mfu, mfu_after = setup.mfu(step), setup.mfu(after)
     clock = setup.hw.sm_clock_mhz
@@ -59,7 +63,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "median_compute_ms": healthy_compute / 1000,
         "slowdown": per_rank[culprit] / healthy_compute,
         "wait_ms": wait / 1000,
-        "long_collective_ms": last.dur / 1000,
+        "long_collective_ms": run_us / 1000,
+        "collectives_in_bar": len(in_run),
         "nccl_busy_ms": (busy_run[1] - busy_run[0]) / 1000,
         "collective_wire_ms": wire_last / 1000,
         "bucket_gb": bucket_bytes / 1e9,
@@ -86,8 +91,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         read=(
             ("Step boundary", f"A {ms(step)} step, the same period on every rank (collectives are barriers)."),
             ("Gaps", f"On rank 0 the compute stream sits idle for {ms(b0['comm_exposed_us'])} after backward "
-                     f"while the NCCL stream stays busy for {ms(busy_run[1] - busy_run[0])} — all-reduces that "
-                     f"started and then waited; the last one alone runs {ms(last.dur)}."),
+                     f"while the NCCL stream stays busy for {ms(run_us)} — {len(in_run)} all-reduces back to back "
+                     "that started and then waited."),
             ("Overlap", f"The all-reduces are bucketed ({b0['collectives']:.0f} per step) and fire during "
                         "backward — overlap is set up right. But the last one cannot finish until every rank "
                         "arrives."),
@@ -97,8 +102,9 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
                                  "else shows."),
         ),
         wrong_hypothesis=(
-            f"“NCCL/the interconnect degraded — retune NCCL_ALGO.” The last bucket is {gb(bucket_bytes)}; a ring "
-            f"needs ~{ms(wire_last)} for it at {busbw:.0f} GB/s, so a {ms(last.dur)} collective would mean "
+            f"“NCCL/the interconnect degraded — retune NCCL_ALGO.” The bar holds {len(in_run)} buckets, "
+            f"{gb(run_bytes)}; a ring needs ~{ms(wire_last)} for them at {busbw:.0f} GB/s, so a {ms(run_us)} bar "
+            "would mean "
             f"~{implied:.0f} GB/s — absurd inside an {setup.hw.link} domain. A long collective means late arrival, "
             "not a slow wire."
         ),
@@ -121,8 +127,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
             f"throughput, MFU ≈ {100 * mfu_after:.0f}%.",
         ),
         spoken=(
-            f"Rank 0 shows a {ms(last.dur)} all-reduce, but a collective's kernel time includes waiting for the "
-            f"slowest rank, and a {gb(bucket_bytes)} bucket over {setup.hw.link} can't take that long on bandwidth "
+            f"Rank 0 shows {ms(run_us)} of all-reduce, but a collective's kernel time includes waiting for the "
+            f"slowest rank, and {gb(run_bytes)} of buckets over {setup.hw.link} can't take that long on bandwidth "
             f"— so I hunt for a straggler. Per-rank compute: {setup.world - 1} ranks around {ms(healthy_compute)}, "
             f"rank {culprit} at {ms(per_rank[culprit])}, and the difference is the {ms(wait)} everyone else waits. "
             "Uniformly slower kernels on one GPU means clocks, not workload: I'd check DCGM for throttling. Fix "

@@ -9,7 +9,7 @@ from ..common import by_difficulty, finish, gb, ms, pct
 from ..dp import run_dp
 from ..families import draw_family
 from ..figures import hta_view
-from ..kernels import NCCL_ALLREDUCE_SIMPLE
+from ..kernels import nccl_allreduce
 from ..model import Annotation, Category, Reveal, Scenario
 from ..sim import COMPUTE, NCCL
 from ..training import Op, transformer_program
@@ -28,7 +28,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     setup, _, xfer = comm_share_plan(setup, share, rng, (0.35, 0.75))
     program = transformer_program(setup.hw, rng, layers=setup.model.blocks, compute_us=setup.compute_us)
     barrier = next(i for i, op in enumerate(program) if op.kind == "barrier")
-    program.insert(barrier, Op("bucket", NCCL_ALLREDUCE_SIMPLE, xfer, "nccl", int(setup.grad_bytes)))
+    program.insert(barrier, Op("bucket", nccl_allreduce(setup.grad_bytes), xfer, "nccl", int(setup.grad_bytes)))
     run = run_dp(setup, rng, program, simulated_ranks=setup.world)
     b = run.rank0
     step = b["step_us"]
