@@ -99,6 +99,18 @@ def training_memory_gb(model: Model, tokens_per_gpu: int) -> float:
     return (states + activations) / 1e9 + WORKSPACE_GB
 
 
+def setup_figures(setup: TrainingSetup) -> dict[str, float]:
+    """The job's own figures, so the physics can be checked from scenario.json."""
+    return {
+        "params_b": setup.model.params_b,
+        "layers": setup.model.blocks,
+        "tokens_per_gpu": setup.tokens_per_gpu,
+        "memory_gb": setup.memory_gb,
+        "memory_capacity_gb": setup.hw.memory_gb,
+        "peak_tflops": setup.hw.bf16_tflops,
+    }
+
+
 def draw_training(
     rng: np.random.Generator,
     hws: tuple[Hardware, ...],

@@ -15,7 +15,7 @@ COUNTER_ROWS = (("SM Active %", 0), ("Tensor Active %", 1), ("DRAM Bandwidth %",
 
 
 SAMPLE_US = 50.0  # nsys samples GPU metrics at 10–200 kHz; 20 kHz here, within a row budget
-MIN_SAMPLES, MAX_SAMPLES = 600, 4000
+MIN_SAMPLES, MAX_SAMPLES = 600, 2000
 
 
 def add_gpu_metrics(rank: Rank, span: tuple[float, float], samples: int | None = None) -> None:

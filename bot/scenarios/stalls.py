@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import TrainingSetup, by_difficulty, ms, pick
+from .common import TrainingSetup, by_difficulty, ms, pick, setup_figures
 from .dp import DPRun, run_dp
 from .families import draw_family_training, setup_context
 from .figures import api_calls_per_step, gpu_gaps, hta_view
@@ -73,6 +73,7 @@ def run_stall(rng: np.random.Generator, difficulty: str, kind: str, family: str)
     after = step - b["idle_us"] + 0.02 * b["idle_us"]
     hta = hta_view(run.ranks[0], len(run.windows[0]) - 1, run.windows[0])
     figures = {
+        **setup_figures(setup),
         "step_ms": step / 1000,
         "compute_ms": b["compute_us"] / 1000,
         "gpu_idle_ms": b["idle_us"] / 1000,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..busy import busy_program
-from ..common import finish, ms, pct
+from ..common import finish, ms, pct, setup_figures
 from ..dp import run_dp
 from ..families import BUSY_MODELS, draw_family, draw_family_training, setup_context
 from ..figures import hta_view, top_kernels
@@ -33,6 +33,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     top = top_kernels(rank, run.windows[0], 1)[0]
     hta = hta_view(rank, len(run.windows[0]) - 1, run.windows[0])
     figures = {
+        **setup_figures(setup),
         "step_ms": step / 1000,
         "compute_ms": b["compute_us"] / 1000,
         "gpu_busy_pct": 100 * busy,

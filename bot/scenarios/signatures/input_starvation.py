@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..common import TrainingSetup, by_difficulty, finish, ms, pct, pick
+from ..common import TrainingSetup, by_difficulty, finish, ms, pct, pick, setup_figures
 from ..dp import run_dp
 from ..families import TRAINING_WORLDS, VISION_TOKENS, draw_family, family_gpus, family_models, setup_context
 from ..figures import gpu_gaps, hta_view
@@ -37,7 +37,9 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         workers = round((1.0 - gap_target) / (per_image_us * 1e-6 * rate))
         if 3 <= workers <= 32:
             break
-    batch = int(pick(rng, (128, 192, 256, 384, 512)))
+    fitting = [b for b in (128, 192, 256, 384, 512)
+               if TrainingSetup(hw, world, model, VISION_TOKENS, b, per_image_us * b, eff).fits]
+    batch = int(pick(rng, fitting or [64]))
     compute_us = per_image_us * batch
     decode_us = batch / rate * 1e6  # one batch on one worker
     batch_bytes = batch * 3 * 224 * 224  # uint8 images
@@ -61,6 +63,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     after = b["compute_us"] + h2d_us + 1000.0
     hta = hta_view(rank, len(run.windows[0]) - 1, run.windows[0])
     figures = {
+        **setup_figures(setup),
         "step_ms": step / 1000,
         "compute_ms": b["compute_us"] / 1000,
         "gpu_idle_ms": b["idle_us"] / 1000,

@@ -7,7 +7,7 @@ import statistics
 import numpy as np
 
 from ..comm import comm_context, comm_share_plan, ddp_buckets, draw_comm_setup
-from ..common import by_difficulty, finish, gb, ms
+from ..common import by_difficulty, finish, gb, ms, setup_figures
 from ..dp import run_dp
 from ..families import draw_family
 from ..figures import hta_view
@@ -57,6 +57,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     throttled = clock / slow
     hta = hta_view(run.ranks[0], len(run.windows[0]) - 1, run.windows[0])
     figures = {
+        **setup_figures(setup),
         "step_ms": step / 1000,
         "straggler_rank": culprit,
         "straggler_compute_ms": per_rank[culprit] / 1000,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..comm import comm_context, comm_share_plan, ddp_buckets, draw_comm_setup
-from ..common import by_difficulty, finish, gb, ms, pct
+from ..common import by_difficulty, finish, gb, ms, pct, setup_figures
 from ..dp import run_dp
 from ..families import draw_family
 from ..figures import hta_view
@@ -44,6 +44,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     buckets = ddp_buckets(setup.grad_bytes)
     hta = hta_view(run.ranks[0], len(run.windows[0]) - 1, run.windows[0])
     figures = {
+        **setup_figures(setup),
         "step_ms": step / 1000,
         "compute_ms": compute / 1000,
         "backward_ms": backward / 1000,
