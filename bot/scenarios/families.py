@@ -91,6 +91,10 @@ _TRAINING_COMPLAINTS = (
 )
 
 
+def training_complaint(rng: np.random.Generator) -> str:
+    return str(pick(rng, _TRAINING_COMPLAINTS))
+
+
 def _rate(x: float) -> str:
     return f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
 

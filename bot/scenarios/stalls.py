@@ -68,7 +68,11 @@ def run_stall(rng: np.random.Generator, difficulty: str, kind: str, family: str)
     category = Category.SYNC if kind == "sync" else Category.MALLOC
     calls = [e for e in api if e.category is category and w[0] <= e.start < w[1]]
     gaps = gpu_gaps(run.ranks[0], w, min_us=300.0)
-    stall_idle = sum(e - s for s, e in gaps)
+    # Holes counted over the steady steps (the first window's start is unknown to a reader), per step.
+    steady = run.windows[0][1:]
+    all_gaps = [g for win in steady for g in gpu_gaps(run.ranks[0], win, min_us=300.0)]
+    stall_idle = sum(e - s for s, e in all_gaps) / len(steady)
+    holes = len(all_gaps) / len(steady)
     per_call = api_calls_per_step(run.ranks[0], run.windows[0], category)
     after = step - b["idle_us"] + 0.02 * b["idle_us"]
     hta = hta_view(run.ranks[0], len(run.windows[0]) - 1, run.windows[0])
@@ -80,8 +84,9 @@ def run_stall(rng: np.random.Generator, difficulty: str, kind: str, family: str)
         "gpu_idle_pct": 100 * b["idle_us"] / step,
         "gpu_busy_pct": 100 * b["compute_us"] / step,
         "stall_calls_per_step": per_call,
-        "stall_gaps_per_step": float(len(gaps)),
-        "mean_gap_ms": stall_idle / max(len(gaps), 1) / 1000,
+        "stall_gaps_per_step": holes,
+        "mean_gap_ms": stall_idle / max(holes, 1e-9) / 1000,
+        "stall_idle_ms": stall_idle / 1000,
         "step_after_ms": after / 1000,
         "speedup": step / after,
         "mfu_pct": 100 * setup.mfu(step),

@@ -53,7 +53,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         ),
         arithmetic=(
             f"{plural(f['stall_gaps_per_step'], 'stall')} × ~{ms(f['mean_gap_ms'] * 1000)} ≈ "
-            f"{ms(f['gpu_idle_ms'] * 1000)} idle per step.",
+            f"{ms(f['stall_idle_ms'] * 1000)} of the {ms(f['gpu_idle_ms'] * 1000)} idle per step.",
             f"Before: {ms(step)}/step. After: ≈ {ms(after)}/step → {f['speedup']:.2f}× throughput.",
         ),
         spoken=(

@@ -128,7 +128,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         measurement=(
             f"nsys stats --report cuda_api_sum: cudaLaunchKernel ≈ {n_kernels:,.0f} per token with API time ≈ "
             f"wall time ({figures['launch_api_share_pct']:.0f}% of the token here); kernels per token vs a fused, "
-            "graphed decode (a few hundred); mean kernel duration below the ~5–10 µs launch cost."
+            "graphed decode (a few hundred); mean kernel duration "
+            f"({us_(mean_kernel)}) against the host's ~{us_(mean_kernel + mean_gap)} per launch (kernel + gap)."
         ),
         fix=(
             "Capture the decode step in a CUDA graph (static shapes at batch 1) so one launch replays it, and "

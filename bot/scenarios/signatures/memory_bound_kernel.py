@@ -100,13 +100,16 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     }
     context = setup_context(rng, workload, setup, step)
     share = top[2]
+    overlap_text = (f"The {b['collectives']:.0f} bucketed all-reduces per step hide under backward "
+                    f"({ms(b['comm_exposed_us'])} exposed); nothing serialised." if plan.with_comm else
+                    "A gradient-accumulation micro-step: no collective in this step, nothing serialised.")
     reveal = Reveal(
         headline="Memory-bound dominant kernel — a skinny GEMM pinned on DRAM bandwidth, below the roofline ridge.",
         read=(
             ("Step boundary", f"A steady {ms(step)} step."),
             ("Gaps", f"None worth having: the compute stream is {figures['gpu_busy_pct']:.0f}% busy. The "
                      "timeline alone says only that the GPU is 'busy'."),
-            ("Overlap", "Communication (if any) hides under backward; nothing serialised."),
+            ("Overlap", overlap_text),
             ("Top kernels", f"One GEMM family dominates: {pct(share)} of kernel time ({ms(top[1])} a step). Under it "
                             f"the GPU-metrics rows show DRAM bandwidth at ~{100 * dram:.0f}% of peak and tensor-active "
                             f"at only ~{100 * tensor:.0f}% — the kernel is waiting on memory, not math."),

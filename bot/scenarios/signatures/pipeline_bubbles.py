@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import kernels as K
 from ..common import by_difficulty, finish, ms, pct, pick
+from ..families import training_complaint
 from ..figures import RankActivity, compute_stream_gaps, hta_view
 from ..hardware import TRAINING_GPUS
 from ..model import Annotation, Category, Context, Event, Rank, Reveal, Scenario
@@ -90,17 +91,15 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     heavy_text = (f" Stage {heavy}'s bars are visibly longer ({weight[heavy]:.2f}× the others): imbalance "
                   "adds to the bubble." if heavy is not None else "")
     context = Context(
-        title=f"{stages * 8}×{hw.name} · {model} · pipeline-parallel training",
+        title=f"{stages * 8}×{hw.name} · {model} · LLM pre-training",
         hardware=f"{stages} nodes × 8 {hw.name}",
         model=f"{model}, BF16, global batch split into {micros} micro-batches per step",
         parallelism=f"{stages}-stage pipeline (1F1B) × TP=8 (traces: one rank per stage)",
-        complaint=str(pick(rng, (
-            f"MFU is {100 * 0.55 * (1 - measured):.0f}%; the same model with fewer stages reaches more.",
-            f"Step time {ms(step_us)}; adding nodes made each step only marginally faster.",
-        ))),
+        complaint=training_complaint(rng),
     )
     reveal = Reveal(
-        headline=f"Pipeline bubbles — 1F1B fill and drain leave every stage idle ~{pct(measured)} of the step.",
+        headline=f"Pipeline bubbles — 1F1B fill and drain leave the stages idle {pct(min(bubble))}–"
+                 f"{pct(max(bubble))} of the step (mean {pct(measured)}).",
         read=(
             ("Step boundary", f"A {ms(step_us)} step on every stage, ending in the optimizer."),
             ("Gaps", f"Idle wedges on every stage, shaped like the 1F1B diagram: later stages wait at the start "
