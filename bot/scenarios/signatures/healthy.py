@@ -57,6 +57,9 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         if plan.with_comm
         else "A gradient-accumulation micro-step has no collective; the launch row runs well ahead of the GPU."
     )
+    figures |= {"gpu_idle_ms": b["idle_us"] / 1000, "kernel_efficiency_pct": 100 * setup.kernel_efficiency,
+                "non_compute_ms": (step - b["compute_us"]) / 1000,
+                "non_compute_pct": 100 * (step - b["compute_us"]) / step}
     reveal = Reveal(
         headline="Healthy — nothing wrong at the timeline level; what is left is inside kernels.",
         read=(

@@ -82,6 +82,9 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_overlap_pct": hta["overlap_pct"],
     }
     context = setup_context(rng, family, setup, step)
+    figures |= {"unexplained_ms": (step - after) / 1000, "img_s_per_worker": per_worker,
+                "busy_ms": (b["compute_us"] + h2d_us) / 1000, "supply_after_img_s": needed * per_worker,
+                "supply_after_ratio": needed * per_worker / demand}
     reveal = Reveal(
         headline="Input starvation — the dataloader cannot keep up; the GPU waits at the start of every step.",
         read=(

@@ -106,6 +106,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     context = serving_context(rng, hw, 1, f"{name} ({precision} weights)", "1 GPU per replica",
                               float(np.percentile(token_times, 50)), float(np.percentile(token_times, 99)),
                               ("One ProfilerStep = one scheduler iteration: one new token for every running stream.",))
+    figures |= {"host_us_per_launch": mean_kernel + mean_gap, "graphs_idle_ms": graphs_idle / 1000,
+                "kernel_sum_after_ms": kernel_sum * 0.85 / 1000}
     reveal = Reveal(
         headline=f"Launch-bound — {n_kernels:,.0f} tiny kernels per token; the GPU waits for the CPU to launch each.",
         read=(

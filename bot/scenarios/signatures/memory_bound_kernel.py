@@ -103,6 +103,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     overlap_text = (f"The {b['collectives']:.0f} bucketed all-reduces per step hide under backward "
                     f"({ms(b['comm_exposed_us'])} exposed); nothing serialised." if plan.with_comm else
                     "A gradient-accumulation micro-step: no collective in this step, nothing serialised.")
+    figures |= {"gemm_gflop": gemm_flops / 1e9, "gemm_mb": gemm_bytes / 1e6, "kernel_efficiency_pct": 100 * eff,
+                "family_ms": family_us / 1000, "family_after_ms": family_us / slow / 1000}
     reveal = Reveal(
         headline="Memory-bound dominant kernel — a skinny GEMM pinned on DRAM bandwidth, below the roofline ridge.",
         read=(

@@ -97,6 +97,9 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         parallelism=f"{stages}-stage pipeline (1F1B) × TP=8 (traces: one rank per stage)",
         complaint=training_complaint(rng),
     )
+    figures |= {"stage_idle_min_pct": 100 * min(bubble), "stage_idle_max_pct": 100 * max(bubble),
+                "stage_last_idle_pct": 100 * bubble[-1], "p2p_ms": p2p_us / 1000,
+                "heavy_stage_factor": weight[heavy] if heavy is not None else 1.0}
     reveal = Reveal(
         headline=f"Pipeline bubbles — 1F1B fill and drain leave the stages idle {pct(min(bubble))}–"
                  f"{pct(max(bubble))} of the step (mean {pct(measured)}).",

@@ -126,6 +126,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     context = serving_context(rng, hw, max(tp, 1), f"{model} ({precision} weights)", f"{tp_text}, continuous batching",
                               figures["itl_p50_ms"], float(np.percentile(values, 99)), ("One ProfilerStep = one scheduler iteration: one new token for every running stream.",))
     prefill_ms = figures["prefill_iter_ms"] * 1000
+    figures |= {"chunk_prefill_ms": chunk_us * 0.95 / 1000, "chunks": n_chunks}
     reveal = Reveal(
         headline="Prefill blocks decode — a long prompt's prefill takes whole iterations; every decode stream "
                  "waits behind it.",

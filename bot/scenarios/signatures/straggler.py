@@ -86,6 +86,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     }
     context = comm_context(rng, family, setup, step)
     others = [c for r, c in enumerate(per_rank) if r != culprit]
+    figures |= {"clock_ratio": 1 / slow, "compute_ratio": healthy_compute / per_rank[culprit],
+                "bar_gb": run_bytes / 1e9}
     reveal = Reveal(
         headline=f"Straggler — rank {culprit} computes {per_rank[culprit] / healthy_compute:.2f}× slower; "
                  "everyone else's long collective is waiting for it.",

@@ -69,6 +69,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     context = comm_context(rng, family, setup, step)
     hidden_text = "none" if exposed >= 0.995 * comm else f"only {pct(1 - exposed / comm)}"
     moved = 2.0 * (setup.world - 1) / setup.world * setup.grad_bytes
+    figures |= {"moved_gb": moved / 1e9, "assumed_hidden_pct": 100 * HIDDEN_FRACTION,
+                "comm_exposed_after_ms": (comm - hidden_after) / 1000}
     reveal = Reveal(
         headline="Unoverlapped all-reduce — the gradient all-reduce is serialised after backward instead of "
                  "bucketed under it.",
