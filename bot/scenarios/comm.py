@@ -34,6 +34,7 @@ def comm_share_plan(setup: TrainingSetup, share: float, rng: np.random.Generator
     return resized(setup, xfer * (1.0 - share) / share), busbw, xfer
 
 
-def comm_context(rng: np.random.Generator, family: str, setup: TrainingSetup, step_us: float) -> Context:
+def comm_context(rng: np.random.Generator, family: str, setup: TrainingSetup, step_us: float,
+                 difficulty: str = "medium") -> Context:
     """The same framing for both twins: the family's context, which never mentions the collective."""
-    return setup_context(rng, family, setup, step_us)
+    return setup_context(rng, family, setup, step_us, difficulty)

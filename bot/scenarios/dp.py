@@ -40,6 +40,7 @@ def run_dp(
     with_nccl: bool = True,
     queue_depth: int = 96,
     compiled: bool = False,
+    distractors: bool = False,
 ) -> DPRun:
     """`compiled`: a torch.compile'd step, whose generated wrapper launches each kernel in a few µs instead of
     eager PyTorch's ~10–30 µs of Python and dispatch."""
@@ -56,7 +57,8 @@ def run_dp(
     ]
     spec = LoopSpec(N_STEPS, program, dataloader, slow_factor or {},
                     first_step_number=int(rng.integers(20, 400)),
-                    host_us=COMPILED_HOST_US if compiled else (8.0, 20.0))
+                    host_us=COMPILED_HOST_US if compiled else (8.0, 20.0),
+                    distractors=distractors)
     windows = run_loop(sims, setup.hw, spec)
     ranks = [s.rank_model() for s in sims]
     # Steady state: the first window opens on the lead-in, which a reader cannot see the start of.

@@ -11,7 +11,7 @@ Complaints quote only figures every hosted signature has (step time, throughput)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -54,6 +54,7 @@ VISION_MODELS: tuple[Model, ...] = (
     Model("ViT-H/14", 0.632, 32, 1280),
 )
 VISION_TOKENS = 197
+NVIDIA_SMI_DETAIL = "nvidia-smi shows 100% GPU-Util on every GPU."
 # Served models: (name, params B, layers, hidden, intermediate). One replica per GPU.
 SERVING_MODELS: tuple[tuple[str, float, int, int, int], ...] = (
     ("Llama-style 7B chat", 6.7, 32, 4096, 11008),
@@ -158,5 +159,9 @@ def told(setup: TrainingSetup, family: str, step_us: float) -> Told:
     return Told(step_us, samples / (step_us * 1e-6), "images" if family == VISION else "tokens")
 
 
-def setup_context(rng: np.random.Generator, family: str, setup: TrainingSetup, step_us: float) -> Context:
-    return training_context(rng, family, setup.hw, setup.world, setup.model, told(setup, family, step_us))
+def setup_context(rng: np.random.Generator, family: str, setup: TrainingSetup, step_us: float,
+                  difficulty: str = "medium") -> Context:
+    context = training_context(rng, family, setup.hw, setup.world, setup.model, told(setup, family, step_us))
+    if difficulty == "hard":  # a trap every hard drill shares: the averaged counter says nothing is wrong
+        context = replace(context, details=(*context.details, NVIDIA_SMI_DETAIL))
+    return context

@@ -46,6 +46,7 @@ ADD = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor
 SILU = "triton_poi_fused_mul_silu_1"
 SILU_BWD = "triton_poi_fused_mul_silu_silu_backward_4"
 ROTARY = "triton_poi_fused_add_cat_mul_rotary_2"
+INDEX_PUT = "void at::native::(anonymous namespace)::indexing_backward_kernel<c10::BFloat16, 4>"
 CAST = "void at::native::vectorized_elementwise_kernel<4, at::native::bfloat16_copy_kernel_cuda>"
 FILL = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<c10::BFloat16>>"
 SOFTMAX_XENT = "void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, c10::BFloat16, float>"

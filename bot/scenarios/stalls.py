@@ -60,7 +60,8 @@ def run_stall(rng: np.random.Generator, difficulty: str, kind: str, family: str)
     for pos, ops in sorted(zip(positions, stall_ops, strict=True), key=lambda x: -x[0]):
         at = kernel_index[pos]
         program[at:at] = ops
-    run = run_dp(setup, rng, program, with_nccl=False)
+    run = run_dp(setup, rng, program, with_nccl=False,
+                 distractors=difficulty == "hard")
     b = run.rank0
     step = b["step_us"]
     w = run.windows[0][1]
@@ -97,8 +98,8 @@ def run_stall(rng: np.random.Generator, difficulty: str, kind: str, family: str)
     return StallRun(setup, run, figures, calls, gaps)
 
 
-def stall_context(rng: np.random.Generator, run: StallRun, family: str) -> Context:
-    return setup_context(rng, family, run.setup, run.figures["step_ms"] * 1000)
+def stall_context(rng: np.random.Generator, run: StallRun, family: str, difficulty: str = "medium") -> Context:
+    return setup_context(rng, family, run.setup, run.figures["step_ms"] * 1000, difficulty)
 
 
 def stall_annotations(run: StallRun, api_label: str, after_what: str) -> list[Annotation]:

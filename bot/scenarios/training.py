@@ -64,6 +64,9 @@ class LoopSpec:
     step_overhead_us: float = 40.0
     first_step_number: int = 100
     host_us: tuple[float, float] = (8.0, 20.0)  # Python between two launches (eager); ~1–3 µs when compiled
+    # Hard drills add the course's benign traps: a warm-up cudaMalloc storm in the first profiled step, one
+    # one-off slow kernel in a later step, and (multi-rank) one rank whose step time jitters by a few percent.
+    distractors: bool = False
 
 
 def gemm_name(hw: Hardware, which: str) -> str:
@@ -205,6 +208,8 @@ def run_loop(sims: list[RankSim], hw: Hardware, spec: LoopSpec) -> list[list[tup
             state.origin = sim.cpu + 0.2 * state.spec.decode_us / state.spec.workers
             _produce_until(sim, state, 0)
 
+    jittery = int(sims[0].u(0, len(sims))) if spec.distractors and len(sims) > 1 else -1
+    odd_step = 2 if spec.distractors else -1
     for step in range(spec.n_steps):
         number = spec.first_step_number + step
         step_cpu_start = [sim.cpu for sim in sims]
@@ -222,8 +227,11 @@ def run_loop(sims: list[RankSim], hw: Hardware, spec: LoopSpec) -> list[list[tup
                     copy = sim.memcpy(K.MEMCPY_H2D, jitter(sim.u, state.spec.h2d_us, 0.05),
                                       state.spec.batch_bytes)
                     sim.wait_stream(COMPUTE_STREAM, copy.end)
-            _interpret(sim, head, spec.slow_factor.get(r, 1.0), rng_jitter, pendings[r], phase_marks[r],
-                       spec.host_us)
+            if spec.distractors and step == 0:
+                _warmup_storm(sim, head)
+            slow = spec.slow_factor.get(r, 1.0) * (sim.u(0.96, 1.04) if r == jittery else 1.0)
+            program = _with_odd_kernel(head, hw) if step == odd_step else head
+            _interpret(sim, program, slow, rng_jitter, pendings[r], phase_marks[r], spec.host_us)
         ends = resolve_collectives(sims, pendings) if pendings[0] else []
         for r, sim in enumerate(sims):
             if ends:
@@ -240,6 +248,24 @@ def run_loop(sims: list[RankSim], hw: Hardware, spec: LoopSpec) -> list[list[tup
             windows[r].append((previous_end[r], end))
             previous_end[r] = end
     return windows
+
+
+def _warmup_storm(sim: RankSim, program: list[Op]) -> None:
+    """The caching allocator growing its pool on the first step: a burst of cudaMalloc that never recurs."""
+    compute = sum(op.us for op in program if op.kind == "kernel")
+    calls = int(sim.u(12, 30))
+    for _ in range(calls):
+        sim.cpu_op("aten::empty_strided", sim.u(4.0, 9.0))
+        sim.malloc(0.025 * compute / calls * sim.u(0.7, 1.3))
+
+
+def _with_odd_kernel(program: list[Op], hw: Hardware) -> list[Op]:
+    """One step with one one-off slow kernel (a deterministic scatter-add in a metrics/embedding update)."""
+    del hw
+    compute = sum(op.us for op in program if op.kind == "kernel")
+    at = next(i for i, op in enumerate(program) if op.kind == "phase" and op.name == "backward")
+    odd = Op("kernel", K.INDEX_PUT, 0.02 * compute, "elementwise")
+    return [*program[:at], odd, *program[at:]]
 
 
 def _interpret(

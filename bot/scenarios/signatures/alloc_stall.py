@@ -23,7 +23,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     mallocs = sum(1 for c in stall.stall_calls if c.name == "cudaMalloc")
     frees = sum(1 for c in stall.stall_calls if c.name == "cudaFree")
     f |= {"mallocs_per_step": float(mallocs), "frees_per_step": float(frees)}
-    context = stall_context(rng, stall, family)
+    context = stall_context(rng, stall, family, difficulty)
     free_text = f" and {frees} cudaFree (after empty_cache())" if frees else ""
     reveal = Reveal(
         headline="Allocation stalls — steady-state cudaMalloc/cudaFree: the caching allocator misses every step.",

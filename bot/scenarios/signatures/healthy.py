@@ -23,7 +23,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     setup = draw_family_training(rng, family, (250.0, 700.0), BUSY_MODELS)
     plan = busy_program(setup, rng, allow_resize=True)
     setup = plan.setup
-    run = run_dp(setup, rng, plan.program, with_nccl=plan.with_comm, compiled=True)
+    run = run_dp(setup, rng, plan.program, with_nccl=plan.with_comm, compiled=True,
+                 distractors=difficulty == "hard")
     rank = run.ranks[0]
     b = run.rank0
     step = b["step_us"]
@@ -49,7 +50,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
-    context = setup_context(rng, family, setup, step)
+    context = setup_context(rng, family, setup, step, difficulty)
     w0 = run.windows[0][1]
     overlap_text = (
         f"{b['collectives']:.0f} bucketed all-reduces per step run under backward: "

@@ -47,7 +47,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     loader = DataLoaderSpec(workers, decode_us, 2, h2d_us, batch_bytes)
     program = transformer_program(hw, rng, layers=model.blocks, compute_us=compute_us)
     setup = TrainingSetup(hw, world, model, VISION_TOKENS, batch, compute_us, eff)
-    run = run_dp(setup, rng, program, dataloader=loader, with_nccl=False)
+    run = run_dp(setup, rng, program, dataloader=loader, with_nccl=False,
+                 distractors=difficulty == "hard")
     rank = run.ranks[0]
     b = run.rank0
     step = b["step_us"]
@@ -81,7 +82,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
-    context = setup_context(rng, family, setup, step)
+    context = setup_context(rng, family, setup, step, difficulty)
     figures |= {"unexplained_ms": (step - after) / 1000, "img_s_per_worker": per_worker,
                 "busy_ms": (b["compute_us"] + h2d_us) / 1000, "supply_after_img_s": needed * per_worker,
                 "supply_after_ratio": needed * per_worker / demand}

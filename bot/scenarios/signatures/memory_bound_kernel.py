@@ -62,7 +62,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         for op in plan.program
     ]
     family_us = program_kernel_us([op for op in program if op.levels is not None])
-    run = run_dp(setup, rng, program, with_nccl=plan.with_comm, compiled=True)
+    run = run_dp(setup, rng, program, with_nccl=plan.with_comm, compiled=True,
+                 distractors=difficulty == "hard")
     rank = run.ranks[0]
     b = run.rank0
     step = b["step_us"]
@@ -98,7 +99,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
-    context = setup_context(rng, workload, setup, step)
+    context = setup_context(rng, workload, setup, step, difficulty)
     share = top[2]
     overlap_text = (f"The {b['collectives']:.0f} bucketed all-reduces per step hide under backward "
                     f"({ms(b['comm_exposed_us'])} exposed); nothing serialised." if plan.with_comm else

@@ -33,7 +33,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         setup.hw, rng, layers=setup.model.blocks, compute_us=setup.compute_us,
         buckets=buckets, grad_bytes=setup.grad_bytes, bucket_xfer_us=xfer / buckets,
     )
-    run = run_dp(setup, rng, program, simulated_ranks=setup.world, slow_factor={culprit: slow})
+    run = run_dp(setup, rng, program, simulated_ranks=setup.world, slow_factor={culprit: slow},
+                 distractors=difficulty == "hard")
     per_rank = [rb["compute_us"] for rb in run.breakdown]
     healthy_compute = statistics.median(per_rank)
     b0 = run.rank0
@@ -84,7 +85,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
-    context = comm_context(rng, family, setup, step)
+    context = comm_context(rng, family, setup, step, difficulty)
     others = [c for r, c in enumerate(per_rank) if r != culprit]
     figures |= {"clock_ratio": 1 / slow, "compute_ratio": healthy_compute / per_rank[culprit],
                 "bar_gb": run_bytes / 1e9}

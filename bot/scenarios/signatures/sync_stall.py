@@ -22,7 +22,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     step, after = f["step_ms"] * 1000, f["step_after_ms"] * 1000
     apis = sorted({c.name for c in stall.stall_calls})
     n = f["stall_calls_per_step"]
-    context = stall_context(rng, stall, family)
+    context = stall_context(rng, stall, family, difficulty)
     reveal = Reveal(
         headline="Sync stalls — host–device synchronisation in the hot loop drains the launch queue every step.",
         read=(

@@ -29,7 +29,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     program = transformer_program(setup.hw, rng, layers=setup.model.blocks, compute_us=setup.compute_us)
     barrier = next(i for i, op in enumerate(program) if op.kind == "barrier")
     program.insert(barrier, Op("bucket", nccl_allreduce(setup.grad_bytes), xfer, "nccl", int(setup.grad_bytes)))
-    run = run_dp(setup, rng, program, simulated_ranks=setup.world)
+    run = run_dp(setup, rng, program, simulated_ranks=setup.world,
+                 distractors=difficulty == "hard")
     b = run.rank0
     step = b["step_us"]
     comm = b["comm_us"]
@@ -66,11 +67,12 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
-    context = comm_context(rng, family, setup, step)
+    context = comm_context(rng, family, setup, step, difficulty)
     hidden_text = "none" if exposed >= 0.995 * comm else f"only {pct(1 - exposed / comm)}"
     moved = 2.0 * (setup.world - 1) / setup.world * setup.grad_bytes
     figures |= {"moved_gb": moved / 1e9, "assumed_hidden_pct": 100 * HIDDEN_FRACTION,
-                "comm_exposed_after_ms": (comm - hidden_after) / 1000}
+                "comm_exposed_after_ms": (comm - hidden_after) / 1000,
+                "rank_compute_min_ms": min(per_rank) / 1000, "rank_compute_max_ms": max(per_rank) / 1000}
     reveal = Reveal(
         headline="Unoverlapped all-reduce — the gradient all-reduce is serialised after backward instead of "
                  "bucketed under it.",
