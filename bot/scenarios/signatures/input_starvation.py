@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..common import TrainingSetup, by_difficulty, finish, ms, pct, pick, setup_figures
+from ..common import TrainingSetup, finish, ms, pct, pick, setup_figures
 from ..dp import run_dp
 from ..families import TRAINING_WORLDS, VISION_TOKENS, draw_family, family_gpus, family_models, setup_context
 from ..figures import gpu_gaps, hta_view
@@ -26,16 +26,18 @@ DECODE_IMG_S_PER_CORE = (110.0, 170.0)
 
 def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     family = draw_family(rng, ID)
-    gap_target = by_difficulty(difficulty, (0.3, 0.42), (0.2, 0.3), (0.1, 0.18), rng)
+    lo, hi = {"easy": (0.3, 0.42), "medium": (0.2, 0.3), "hard": (0.1, 0.18)}[difficulty]
+    gap_target = float(rng.uniform(lo, hi))
     rate = float(rng.uniform(*DECODE_IMG_S_PER_CORE))
-    for _ in range(100):  # a GPU and model whose demand the drawn worker count cannot meet by `gap_target`
+    for _ in range(200):  # a GPU and model whose demand a whole number of workers misses by about `gap_target`
         hw = pick(rng, family_gpus(family))
         model = pick(rng, family_models(family))
         world = int(pick(rng, TRAINING_WORLDS))
         eff = float(rng.uniform(0.4, 0.55))
         per_image_us = 6.0 * model.params_b * 1e9 * VISION_TOKENS / (hw.bf16_tflops * 1e12 * eff) * 1e6
-        workers = round((1.0 - gap_target) / (per_image_us * 1e-6 * rate))
-        if 3 <= workers <= 32:
+        workers = math.floor((1.0 - gap_target) / (per_image_us * 1e-6 * rate))
+        realised = 1.0 - per_image_us * 1e-6 * rate * workers  # the GPU's idle share once starved
+        if 3 <= workers <= 32 and lo <= realised <= hi + 0.04:
             break
     fitting = [b for b in (128, 192, 256, 384, 512)
                if TrainingSetup(hw, world, model, VISION_TOKENS, b, per_image_us * b, eff).fits]
