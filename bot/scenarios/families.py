@@ -137,7 +137,7 @@ def serving_context(rng: np.random.Generator, hw: Hardware, gpus_used: int, mode
     del itl_p50_ms, itl_p99_ms  # the figures are in the trace's ITL row; quoting them would hint
     complaint = str(pick(rng, _SERVING_COMPLAINTS))
     return Context(
-        title=f"{gpus_used}×{hw.name} · {model} · LLM serving",
+        title=f"{gpus_used}×{hw.name} · {model.split(' (')[0]} · LLM serving",  # precision: model line
         hardware=f"{gpus_used}×{hw.name}",
         model=f"{model}, eager PyTorch serving loop",
         parallelism=parallelism,
