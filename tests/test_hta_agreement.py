@@ -44,8 +44,12 @@ def test_hta_loads_every_signature_and_agrees(signature_id: str, difficulty: str
     quantisation_pp = 100.0 * kernels * 1.0 / float(row["kernel_time(us)"])
     tolerance = max(TOLERANCE_PP, quantisation_pp)
     assert idle == pytest.approx(expected["hta_idle_pct"], abs=tolerance)
-    if "gpu_idle_pct" in expected and signature_id not in ("prefill_blocks_decode", "pipeline_bubbles"):
-        # Our steady-state per-step figure and HTA's whole-span figure describe the same thing.
+    if ("gpu_idle_pct" in expected and signature_id not in ("prefill_blocks_decode", "pipeline_bubbles")
+            and difficulty != "hard" and scenario.trace.world_size == 1):
+        # Our steady-state per-step figure and HTA's whole-span figure describe the same thing — unless the
+        # first step is deliberately not steady (hard drills open on a warm-up cudaMalloc storm), which HTA's
+        # span includes and the steady figure leaves out; hta_idle_pct above covers that case. Multi-rank traces
+        # open mid-flight (ranks out of step in the first window), so there too only hta_idle_pct compares.
         assert idle == pytest.approx(expected["gpu_idle_pct"], abs=tolerance)
     has_comm = any(e.category.value == "nccl" for e in scenario.trace.ranks[0].kernels())
     if has_comm:

@@ -90,6 +90,7 @@ def _check_collectives(s: Scenario) -> None:
 
 @pytest.mark.parametrize("signature", SIGNATURE_IDS)
 def test_physical_consistency_over_many_seeds(signature: str) -> None:
+    # A step now carries every layer (hundreds of kernels, thousands of events per rank): EXAMPLES seeds each.
     @settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
               suppress_health_check=[HealthCheck.too_slow])
     @given(seed=st.integers(0, 2**63 - 1), difficulty=st.sampled_from(DIFFICULTIES))

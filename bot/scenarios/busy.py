@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import TrainingSetup, pick, resized, ring_allreduce_us
+from .common import TrainingSetup, ddp_buckets, pick, resized, ring_allreduce_us
 from .hardware import ACHIEVABLE_BUSBW_FRACTION
 from .training import Op, transformer_program
 
@@ -30,7 +30,7 @@ def busy_program(setup: TrainingSetup, rng: np.random.Generator, *, allow_resize
     if want_comm and allow_resize and total_us > 0.5 * setup.compute_us * 2.0 / 3.0:
         setup = resized(setup, 1.2 * total_us / (0.5 * 2.0 / 3.0))
     with_comm = want_comm and total_us <= 0.55 * setup.compute_us * 2.0 / 3.0
-    buckets = setup.model.blocks if with_comm else 0
+    buckets = ddp_buckets(setup.grad_bytes) if with_comm else 0
     program = transformer_program(
         setup.hw, rng, layers=setup.model.blocks, compute_us=setup.compute_us,
         buckets=buckets, grad_bytes=setup.grad_bytes,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -36,7 +37,7 @@ def by_difficulty(difficulty: str, easy: tuple[float, float], medium: tuple[floa
 class Model:
     name: str
     params_b: float  # billions of parameters
-    blocks: int  # transformer blocks drawn in the trace (a coarse view of the real depth)
+    blocks: int  # transformer blocks (the real depth: every layer's kernels are in the trace)
     hidden: int = 4096
 
 
@@ -74,6 +75,41 @@ class TrainingSetup:
     def grad_bytes(self) -> float:
         return self.model.params_b * 1e9 * 2.0  # BF16 gradients
 
+    @property
+    def memory_gb(self) -> float:
+        return training_memory_gb(self.model, self.tokens_per_gpu)
+
+    @property
+    def fits(self) -> bool:
+        return self.memory_gb <= MEMORY_HEADROOM * self.hw.memory_gb
+
+
+# Plain DDP with mixed-precision AdamW keeps per GPU: BF16 weights (2) + BF16 grads (2) + FP32 master weights,
+# first and second moments (12) = 16 bytes per parameter. Activations kept for backward: ~34 bytes per token per
+# hidden unit per layer with FlashAttention (Korthikanti et al. 2022, without the s² attention-score term).
+ADAM_BYTES_PER_PARAM = 16.0
+ACTIVATION_BYTES = 34.0
+WORKSPACE_GB = 3.0  # CUDA context, cuBLAS/NCCL workspaces, allocator slack
+MEMORY_HEADROOM = 0.95
+
+
+def training_memory_gb(model: Model, tokens_per_gpu: int) -> float:
+    states = ADAM_BYTES_PER_PARAM * model.params_b * 1e9
+    activations = ACTIVATION_BYTES * tokens_per_gpu * model.hidden * model.blocks
+    return (states + activations) / 1e9 + WORKSPACE_GB
+
+
+def setup_figures(setup: TrainingSetup) -> dict[str, float]:
+    """The job's own figures, so the physics can be checked from scenario.json."""
+    return {
+        "params_b": setup.model.params_b,
+        "layers": setup.model.blocks,
+        "tokens_per_gpu": setup.tokens_per_gpu,
+        "memory_gb": setup.memory_gb,
+        "memory_capacity_gb": setup.hw.memory_gb,
+        "peak_tflops": setup.hw.bf16_tflops,
+    }
+
 
 def draw_training(
     rng: np.random.Generator,
@@ -81,25 +117,42 @@ def draw_training(
     worlds: tuple[int, ...],
     compute_ms: tuple[float, float],
     models: tuple[Model, ...] = DENSE_MODELS,
+    seqs: tuple[int, ...] = (2048, 4096, 8192),
 ) -> TrainingSetup:
-    hw = pick(rng, hws)
-    model = pick(rng, models)
-    world = int(pick(rng, worlds))
-    eff = float(rng.uniform(0.45, 0.58))
-    target_us = float(rng.uniform(*compute_ms)) * 1000.0
-    tokens = target_us * 1e-6 * hw.bf16_tflops * 1e12 * eff / (6.0 * model.params_b * 1e9)
-    fitting = [s for s in (2048, 4096, 8192) if s <= tokens] or [1024]
-    seq = int(pick(rng, fitting))
-    micro_batch = max(1, round(tokens / seq))
-    compute_us = 6.0 * model.params_b * 1e9 * micro_batch * seq / (hw.bf16_tflops * 1e12 * eff) * 1e6
-    return TrainingSetup(hw, world, model, seq, micro_batch, compute_us, eff)
+    """A data-parallel job whose step computes for about `compute_ms`. `seqs` are the sequence lengths the
+    workload uses (one entry, 197, for a ViT at 224 px, where the micro-batch counts images)."""
+    for _ in range(500):  # redraw until the job fits in the GPU's memory
+        hw = pick(rng, hws)
+        model = pick(rng, models)
+        world = int(pick(rng, worlds))
+        eff = float(rng.uniform(0.45, 0.58))
+        target_us = float(rng.uniform(*compute_ms)) * 1000.0
+        tokens = target_us * 1e-6 * hw.bf16_tflops * 1e12 * eff / (6.0 * model.params_b * 1e9)
+        fitting = [s for s in seqs if s <= tokens] or [min(seqs)]
+        seq = int(pick(rng, fitting))
+        micro_batch = max(1, round(tokens / seq))
+        compute_us = 6.0 * model.params_b * 1e9 * micro_batch * seq / (hw.bf16_tflops * 1e12 * eff) * 1e6
+        setup = TrainingSetup(hw, world, model, seq, micro_batch, compute_us, eff)
+        if setup.fits:
+            return setup
+    raise RuntimeError("no drawn training job fits in memory")  # a table error, not bad luck
 
 
 def resized(setup: TrainingSetup, compute_us: float) -> TrainingSetup:
     """The same job with the micro-batch changed so one step's compute is about `compute_us`."""
     per_sample = setup.compute_us / setup.micro_batch
     micro_batch = max(1, round(compute_us / per_sample))
+    while micro_batch > 1 and not replace(setup, micro_batch=micro_batch).fits:
+        micro_batch -= 1  # the biggest micro-batch that still fits
     return replace(setup, micro_batch=micro_batch, compute_us=per_sample * micro_batch)
+
+
+BUCKET_CAP_BYTES = 25 * 2**20  # DDP's default bucket_cap_mb=25
+
+
+def ddp_buckets(grad_bytes: float) -> int:
+    """Gradient buckets DDP forms per step with the default bucket_cap_mb."""
+    return max(1, math.ceil(grad_bytes / BUCKET_CAP_BYTES))
 
 
 def ring_allreduce_us(nbytes: float, world: int, busbw_gbps: float) -> float:

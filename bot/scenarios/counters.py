@@ -14,8 +14,14 @@ from .sim import METRICS
 COUNTER_ROWS = (("SM Active %", 0), ("Tensor Active %", 1), ("DRAM Bandwidth %", 2))
 
 
-def add_gpu_metrics(rank: Rank, span: tuple[float, float], samples: int = 600) -> None:
+SAMPLE_US = 50.0  # nsys samples GPU metrics at 10–200 kHz; 20 kHz here, within a row budget
+MIN_SAMPLES, MAX_SAMPLES = 600, 2000
+
+
+def add_gpu_metrics(rank: Rank, span: tuple[float, float], samples: int | None = None) -> None:
     lo, hi = span
+    if samples is None:
+        samples = int(min(max((hi - lo) / SAMPLE_US, MIN_SAMPLES), MAX_SAMPLES))
     edges = np.linspace(lo, hi, samples + 1)
     starts: list[float] = []
     ends: list[float] = []

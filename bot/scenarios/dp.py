@@ -12,7 +12,9 @@ from .model import Rank
 from .sim import RankSim
 from .training import DataLoaderSpec, LoopSpec, Op, run_loop
 
-N_STEPS = 5  # four steady steps for HTA (it drops the last) plus the one it drops
+N_STEPS = 5
+COMPILED_LAUNCH_US = (2.5, 4.0)
+COMPILED_HOST_US = (1.0, 3.0)  # four steady steps for HTA (it drops the last) plus the one it drops
 
 
 @dataclass(slots=True)
@@ -37,7 +39,11 @@ def run_dp(
     slow_factor: dict[int, float] | None = None,
     with_nccl: bool = True,
     queue_depth: int = 96,
+    compiled: bool = False,
+    distractors: bool = False,
 ) -> DPRun:
+    """`compiled`: a torch.compile'd step, whose generated wrapper launches each kernel in a few µs instead of
+    eager PyTorch's ~10–30 µs of Python and dispatch."""
     sims = [
         RankSim(
             r,
@@ -45,12 +51,16 @@ def run_dp(
             dataloader_workers=dataloader.workers if dataloader else 0,
             with_nccl=with_nccl,
             queue_depth=queue_depth,
+            launch_us=COMPILED_LAUNCH_US if compiled else (4.0, 8.0),
         )
         for r in range(simulated_ranks)
     ]
     spec = LoopSpec(N_STEPS, program, dataloader, slow_factor or {},
-                    first_step_number=int(rng.integers(20, 400)))
+                    first_step_number=int(rng.integers(20, 400)),
+                    host_us=COMPILED_HOST_US if compiled else (8.0, 20.0),
+                    distractors=distractors)
     windows = run_loop(sims, setup.hw, spec)
     ranks = [s.rank_model() for s in sims]
-    breakdown = [mean_breakdown(r, w) for r, w in zip(ranks, windows, strict=True)]
+    # Steady state: the first window opens on the lead-in, which a reader cannot see the start of.
+    breakdown = [mean_breakdown(r, w[1:]) for r, w in zip(ranks, windows, strict=True)]
     return DPRun(ranks, windows, breakdown, spec.first_step_number)

@@ -72,8 +72,10 @@ def rank_trace(scenario: Scenario, rank: Rank) -> dict[str, Any]:
     return {
         "schemaVersion": 1,
         "deviceProperties": [{"id": device, "name": scenario.hardware.name,
-                              "totalGlobalMem": scenario.hardware.memory_gb * 2**30, "computeMajor": 9,
-                              "computeMinor": 0, "numSms": 132}],
+                              "totalGlobalMem": scenario.hardware.memory_gb * 2**30,
+                              "computeMajor": scenario.hardware.compute_capability[0],
+                              "computeMinor": scenario.hardware.compute_capability[1],
+                              "numSms": scenario.hardware.sms or 132}],
         "distributedInfo": {"backend": "nccl", "rank": rank.rank, "world_size": scenario.trace.world_size},
         "traceName": f"rank-{rank.rank}.json",
         "displayTimeUnit": "ms",

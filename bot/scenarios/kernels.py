@@ -46,6 +46,7 @@ ADD = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor
 SILU = "triton_poi_fused_mul_silu_1"
 SILU_BWD = "triton_poi_fused_mul_silu_silu_backward_4"
 ROTARY = "triton_poi_fused_add_cat_mul_rotary_2"
+INDEX_PUT = "void at::native::(anonymous namespace)::indexing_backward_kernel<c10::BFloat16, 4>"
 CAST = "void at::native::vectorized_elementwise_kernel<4, at::native::bfloat16_copy_kernel_cuda>"
 FILL = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<c10::BFloat16>>"
 SOFTMAX_XENT = "void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, c10::BFloat16, float>"
@@ -57,8 +58,24 @@ MEMCPY_H2D_PAGEABLE = "Memcpy HtoD (Pageable -> Device)"
 MEMCPY_D2H = "Memcpy DtoH (Device -> Pinned)"
 NCCL_ALLREDUCE = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"
 NCCL_ALLREDUCE_SIMPLE = "ncclDevKernel_AllReduce_Sum_bf16_RING_SIMPLE"
+NCCL_ALLREDUCE_LL128 = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL128"
 NCCL_SENDRECV = "ncclDevKernel_SendRecv"
 NCCL_ALLGATHER = "ncclDevKernel_AllGather_RING_LL"
+
+
+# NCCL picks a protocol by message size: LL for small messages (latency), LL128 in the middle, SIMPLE for
+# large ones (bandwidth). The thresholds are NCCL's tuning model in round numbers, for ring all-reduce on one node.
+LL_MAX_BYTES = 64 * 2**10
+LL128_MAX_BYTES = 8 * 2**20
+
+
+def nccl_allreduce(nbytes: float) -> str:
+    """The ring all-reduce kernel NCCL launches for a message of `nbytes`."""
+    if nbytes <= LL_MAX_BYTES:
+        return NCCL_ALLREDUCE
+    if nbytes <= LL128_MAX_BYTES:
+        return NCCL_ALLREDUCE_LL128
+    return NCCL_ALLREDUCE_SIMPLE
 
 
 def gemms(hw: Hardware) -> tuple[str, str, str]:

@@ -104,19 +104,33 @@ class Trace:
 
 @dataclass(frozen=True, slots=True)
 class Hardware:
+    """One GPU model's published datasheet figures (dense, i.e. without 2:4 sparsity). See hardware.py."""
+
     name: str
     arch: str  # "sm90", "sm80", "sm89", "sm100": picks kernel name families
     bf16_tflops: float  # dense peak
-    hbm_gbps: float  # HBM bandwidth, GB/s
-    link_gbps: float  # per-GPU NVLink (or PCIe) bandwidth, GB/s, unidirectional
+    hbm_gbps: float  # device-memory bandwidth, GB/s (HBM or GDDR: see memory_type)
+    link_gbps: float  # per-GPU scale-up bandwidth a ring uses, GB/s, one direction (NVLink, else PCIe)
     link: str  # "NVLink" | "PCIe"
     memory_gb: int
     sm_clock_mhz: int
+    memory_type: str = "HBM3"  # "HBM2e" | "HBM3" | "HBM3e" | "GDDR6"
+    fp8_tflops: float = 0.0  # dense FP8 peak; 0 where the tensor cores have no FP8 (A100)
+    nvlink_gbps: float = 0.0  # NVLink per GPU, GB/s, one direction; 0 without NVLink
+    pcie_gbps: float = 0.0  # PCIe x16 to the host, GB/s, one direction
+    ib_gbps: float = 0.0  # scale-out NIC per GPU (InfiniBand / RoCE), GB/s, one direction
+    sms: int = 0
+    compute_capability: tuple[int, int] = (9, 0)
 
     @property
     def ridge_flop_per_byte(self) -> float:
         """Arithmetic intensity where the roofline turns from memory- to compute-bound."""
         return self.bf16_tflops * 1e12 / (self.hbm_gbps * 1e9)
+
+    @property
+    def dram_gbps(self) -> float:
+        """Device-memory bandwidth whatever the memory type (the field keeps its historical name)."""
+        return self.hbm_gbps
 
 
 @dataclass(frozen=True, slots=True)

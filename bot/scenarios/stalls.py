@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import TrainingSetup, by_difficulty, draw_training, ms, pick
+from .common import TrainingSetup, by_difficulty, ms, pick, setup_figures
 from .dp import DPRun, run_dp
+from .families import draw_family_training, setup_context
 from .figures import api_calls_per_step, gpu_gaps, hta_view
-from .hardware import TRAINING_GPUS
 from .model import Annotation, Category, Context, Event
 from .sim import COMPUTE, CUDA_API
 from .training import Op, transformer_program
@@ -33,8 +33,8 @@ def _insert_after_phase(program: list[Op], phase: str, ops: list[Op], offset: in
     program[i + 1 + offset : i + 1 + offset] = ops
 
 
-def run_stall(rng: np.random.Generator, difficulty: str, kind: str) -> StallRun:
-    setup = draw_training(rng, TRAINING_GPUS, (1, 8), (120.0, 400.0))
+def run_stall(rng: np.random.Generator, difficulty: str, kind: str, family: str) -> StallRun:
+    setup = draw_family_training(rng, family, (120.0, 400.0))
     program = transformer_program(setup.hw, rng, layers=setup.model.blocks, compute_us=setup.compute_us)
     count = round(by_difficulty(difficulty, (3.5, 5.4), (2.5, 3.4), (1.0, 2.4), rng))
     pause = by_difficulty(difficulty, (0.06, 0.1), (0.04, 0.06), (0.03, 0.05), rng) * setup.compute_us
@@ -60,7 +60,8 @@ def run_stall(rng: np.random.Generator, difficulty: str, kind: str) -> StallRun:
     for pos, ops in sorted(zip(positions, stall_ops, strict=True), key=lambda x: -x[0]):
         at = kernel_index[pos]
         program[at:at] = ops
-    run = run_dp(setup, rng, program, with_nccl=False)
+    run = run_dp(setup, rng, program, with_nccl=False,
+                 distractors=difficulty == "hard")
     b = run.rank0
     step = b["step_us"]
     w = run.windows[0][1]
@@ -68,19 +69,25 @@ def run_stall(rng: np.random.Generator, difficulty: str, kind: str) -> StallRun:
     category = Category.SYNC if kind == "sync" else Category.MALLOC
     calls = [e for e in api if e.category is category and w[0] <= e.start < w[1]]
     gaps = gpu_gaps(run.ranks[0], w, min_us=300.0)
-    stall_idle = sum(e - s for s, e in gaps)
+    # Holes counted over the steady steps (the first window's start is unknown to a reader), per step.
+    steady = run.windows[0][1:]
+    all_gaps = [g for win in steady for g in gpu_gaps(run.ranks[0], win, min_us=300.0)]
+    stall_idle = sum(e - s for s, e in all_gaps) / len(steady)
+    holes = len(all_gaps) / len(steady)
     per_call = api_calls_per_step(run.ranks[0], run.windows[0], category)
     after = step - b["idle_us"] + 0.02 * b["idle_us"]
     hta = hta_view(run.ranks[0], len(run.windows[0]) - 1, run.windows[0])
     figures = {
+        **setup_figures(setup),
         "step_ms": step / 1000,
         "compute_ms": b["compute_us"] / 1000,
         "gpu_idle_ms": b["idle_us"] / 1000,
         "gpu_idle_pct": 100 * b["idle_us"] / step,
         "gpu_busy_pct": 100 * b["compute_us"] / step,
         "stall_calls_per_step": per_call,
-        "stall_gaps_per_step": float(len(gaps)),
-        "mean_gap_ms": stall_idle / max(len(gaps), 1) / 1000,
+        "stall_gaps_per_step": holes,
+        "mean_gap_ms": stall_idle / max(holes, 1e-9) / 1000,
+        "stall_idle_ms": stall_idle / 1000,
         "step_after_ms": after / 1000,
         "speedup": step / after,
         "mfu_pct": 100 * setup.mfu(step),
@@ -91,31 +98,8 @@ def run_stall(rng: np.random.Generator, difficulty: str, kind: str) -> StallRun:
     return StallRun(setup, run, figures, calls, gaps)
 
 
-def stall_complaint(rng: np.random.Generator, busy: float, step_us: float, after_us: float) -> str:
-    """One complaint pool for both twins."""
-    return str(
-        pick(
-            rng,
-            (
-                f"GPU utilisation hovers around {busy:.0f}% on a compute-heavy model; step {step_us / 1000:.0f} ms.",
-                f"Step time is {step_us / 1000:.0f} ms; last month's baseline of the same model ran "
-                f"~{after_us / 1000:.0f} ms. Only the training script changed.",
-                f"A refactor of the training loop cost {100 * (step_us / after_us - 1):.0f}% throughput "
-                f"({step_us / 1000:.0f} ms steps). Nobody touched the model.",
-            ),
-        )
-    )
-
-
-def stall_context(rng: np.random.Generator, run: StallRun) -> Context:
-    setup, f = run.setup, run.figures
-    return Context(
-        title=f"{setup.world}×{setup.hw.name} · {setup.model.name} · training",
-        hardware=f"{setup.world}×{setup.hw.name}",
-        model=f"{setup.model.name}, BF16, seq {setup.seq_len}, micro-batch {setup.micro_batch}",
-        parallelism="single GPU" if setup.world == 1 else f"DDP over {setup.world} GPUs (trace: rank 0)",
-        complaint=stall_complaint(rng, f["gpu_busy_pct"], f["step_ms"] * 1000, f["step_after_ms"] * 1000),
-    )
+def stall_context(rng: np.random.Generator, run: StallRun, family: str, difficulty: str = "medium") -> Context:
+    return setup_context(rng, family, run.setup, run.figures["step_ms"] * 1000, difficulty)
 
 
 def stall_annotations(run: StallRun, api_label: str, after_what: str) -> list[Annotation]:

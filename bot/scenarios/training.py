@@ -63,6 +63,10 @@ class LoopSpec:
     slow_factor: dict[int, float] = field(default_factory=dict)  # per-rank multiplier on kernel time
     step_overhead_us: float = 40.0
     first_step_number: int = 100
+    host_us: tuple[float, float] = (8.0, 20.0)  # Python between two launches (eager); ~1–3 µs when compiled
+    # Hard drills add the course's benign traps: a warm-up cudaMalloc storm in the first profiled step, one
+    # one-off slow kernel in a later step, and (multi-rank) one rank whose step time jitters by a few percent.
+    distractors: bool = False
 
 
 def gemm_name(hw: Hardware, which: str) -> str:
@@ -112,8 +116,9 @@ def transformer_program(
     ops.append(Op("phase", "backward"))
     ops.append(Op("kernel", K.SOFTMAX_XENT, 0.03 * scale, "elementwise"))
     ops.append(Op("kernel", gemm_name(hw, "dgrad"), 0.07 * scale, "gemm"))
-    layers_per_bucket = max(1, layers // buckets) if buckets else 0
     bucket_bytes = int(grad_bytes / buckets) if buckets else 0
+    bucket_name = K.nccl_allreduce(bucket_bytes)
+    issued = 0
     for layer in range(layers):
         for metric, label, w in reversed(_BLOCK_FWD):
             name = _kernel_name(hw, metric, label, True)
@@ -122,9 +127,12 @@ def transformer_program(
                 ops.append(Op("kernel", gemm_name(hw, "wgrad"), w * scale, metric, label=f"{label}_bwd"))
             else:
                 ops.append(Op("kernel", name, 2 * w * scale, metric, label=f"{label}_bwd"))
-        done = layer + 1
-        if buckets and (done % layers_per_bucket == 0 or done == layers):
-            ops.append(Op("bucket", K.NCCL_ALLREDUCE, bucket_xfer_us, "nccl", bucket_bytes))
+        # DDP's reducer fires a bucket as soon as its gradients are all produced (backward runs last layer
+        # first); the last layer's completion flushes what is left.
+        ready = buckets if layer == layers - 1 else int(buckets * (layer + 1) / layers)
+        for _ in range(ready - issued):
+            ops.append(Op("bucket", bucket_name, bucket_xfer_us, "nccl", bucket_bytes))
+        issued = max(issued, ready)
     ops.append(Op("barrier"))
     ops.append(Op("phase", "optimizer"))
     opt_us = optimizer_us if optimizer_us is not None else 0.025 * compute_us
@@ -200,6 +208,8 @@ def run_loop(sims: list[RankSim], hw: Hardware, spec: LoopSpec) -> list[list[tup
             state.origin = sim.cpu + 0.2 * state.spec.decode_us / state.spec.workers
             _produce_until(sim, state, 0)
 
+    jittery = int(sims[0].u(0, len(sims))) if spec.distractors and len(sims) > 1 else -1
+    odd_step = 2 if spec.distractors else -1
     for step in range(spec.n_steps):
         number = spec.first_step_number + step
         step_cpu_start = [sim.cpu for sim in sims]
@@ -217,12 +227,17 @@ def run_loop(sims: list[RankSim], hw: Hardware, spec: LoopSpec) -> list[list[tup
                     copy = sim.memcpy(K.MEMCPY_H2D, jitter(sim.u, state.spec.h2d_us, 0.05),
                                       state.spec.batch_bytes)
                     sim.wait_stream(COMPUTE_STREAM, copy.end)
-            _interpret(sim, head, spec.slow_factor.get(r, 1.0), rng_jitter, pendings[r], phase_marks[r])
+            if spec.distractors and step == 0:
+                _warmup_storm(sim, head)
+            slow = spec.slow_factor.get(r, 1.0) * (sim.u(0.96, 1.04) if r == jittery else 1.0)
+            program = _with_odd_kernel(head, hw) if step == odd_step else head
+            _interpret(sim, program, slow, rng_jitter, pendings[r], phase_marks[r], spec.host_us)
         ends = resolve_collectives(sims, pendings) if pendings[0] else []
         for r, sim in enumerate(sims):
             if ends:
                 sim.wait_stream(COMPUTE_STREAM, ends[-1])
-            _interpret(sim, tail, spec.slow_factor.get(r, 1.0), rng_jitter, pendings[r], phase_marks[r])
+            _interpret(sim, tail, spec.slow_factor.get(r, 1.0), rng_jitter, pendings[r], phase_marks[r],
+                       spec.host_us)
             sim.idle_host(jitter(sim.u, spec.step_overhead_us, 0.2))
             sim.annotate(f"ProfilerStep#{number}", step_cpu_start[r], sim.cpu, Category.STEP)
             marks = phase_marks[r]
@@ -235,6 +250,24 @@ def run_loop(sims: list[RankSim], hw: Hardware, spec: LoopSpec) -> list[list[tup
     return windows
 
 
+def _warmup_storm(sim: RankSim, program: list[Op]) -> None:
+    """The caching allocator growing its pool on the first step: a burst of cudaMalloc that never recurs."""
+    compute = sum(op.us for op in program if op.kind == "kernel")
+    calls = int(sim.u(12, 30))
+    for _ in range(calls):
+        sim.cpu_op("aten::empty_strided", sim.u(4.0, 9.0))
+        sim.malloc(0.025 * compute / calls * sim.u(0.7, 1.3))
+
+
+def _with_odd_kernel(program: list[Op], hw: Hardware) -> list[Op]:
+    """One step with one one-off slow kernel (a deterministic scatter-add in a metrics/embedding update)."""
+    del hw
+    compute = sum(op.us for op in program if op.kind == "kernel")
+    at = next(i for i, op in enumerate(program) if op.kind == "phase" and op.name == "backward")
+    odd = Op("kernel", K.INDEX_PUT, 0.02 * compute, "elementwise")
+    return [*program[:at], odd, *program[at:]]
+
+
 def _interpret(
     sim: RankSim,
     ops: list[Op],
@@ -242,12 +275,13 @@ def _interpret(
     spread: float,
     pendings: list[PendingCollective],
     marks: list[tuple[str, float]],
+    host_us: tuple[float, float] = (8.0, 20.0),
 ) -> None:
     for op in ops:
         if op.kind == "kernel":
             sim.launch(op.name, jitter(sim.u, op.us * slow, spread), op.metric,
                        args={"_levels": op.levels} if op.levels else None)
-            sim.idle_host(sim.u(8.0, 20.0))
+            sim.idle_host(sim.u(*host_us))
         elif op.kind == "bucket":
             pendings.append(sim.collective(op.name, jitter(sim.u, op.us, 0.02), op.nbytes))
         elif op.kind == "sync":

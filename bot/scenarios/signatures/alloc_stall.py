@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..common import finish, ms, plural
+from ..families import draw_family
 from ..model import Reveal, Scenario
 from ..stalls import run_stall, stall_annotations, stall_context
 
@@ -15,13 +16,14 @@ TWIN = "sync_stall"
 
 
 def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
-    stall = run_stall(rng, difficulty, "alloc")
+    family = draw_family(rng, ID)
+    stall = run_stall(rng, difficulty, "alloc", family)
     setup, run, f = stall.setup, stall.run, stall.figures
     step, after = f["step_ms"] * 1000, f["step_after_ms"] * 1000
     mallocs = sum(1 for c in stall.stall_calls if c.name == "cudaMalloc")
     frees = sum(1 for c in stall.stall_calls if c.name == "cudaFree")
     f |= {"mallocs_per_step": float(mallocs), "frees_per_step": float(frees)}
-    context = stall_context(rng, stall)
+    context = stall_context(rng, stall, family, difficulty)
     free_text = f" and {frees} cudaFree (after empty_cache())" if frees else ""
     reveal = Reveal(
         headline="Allocation stalls — steady-state cudaMalloc/cudaFree: the caching allocator misses every step.",
@@ -51,7 +53,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         ),
         arithmetic=(
             f"{plural(f['stall_gaps_per_step'], 'stall')} × ~{ms(f['mean_gap_ms'] * 1000)} ≈ "
-            f"{ms(f['gpu_idle_ms'] * 1000)} idle per step.",
+            f"{ms(f['stall_idle_ms'] * 1000)} of the {ms(f['gpu_idle_ms'] * 1000)} idle per step.",
             f"Before: {ms(step)}/step. After: ≈ {ms(after)}/step → {f['speedup']:.2f}× throughput.",
         ),
         spoken=(

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..busy import busy_complaint, busy_program, parallelism_text
-from ..common import draw_training, finish, gpus, ms, pct
+from ..busy import busy_program
+from ..common import finish, ms, pct, setup_figures
 from ..dp import run_dp
+from ..families import BUSY_MODELS, draw_family, draw_family_training, setup_context
 from ..figures import hta_view, top_kernels
-from ..hardware import TRAINING_GPUS
-from ..model import Annotation, Context, Reveal, Scenario
+from ..model import Annotation, Reveal, Scenario
 from ..sim import COMPUTE, NCCL
 
 ID = "healthy"
@@ -19,10 +19,12 @@ TWIN = "memory_bound_kernel"
 
 
 def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
-    setup = draw_training(rng, TRAINING_GPUS, (8, 16, 32), (250.0, 700.0))
+    family = draw_family(rng, ID)
+    setup = draw_family_training(rng, family, (250.0, 700.0), BUSY_MODELS)
     plan = busy_program(setup, rng, allow_resize=True)
     setup = plan.setup
-    run = run_dp(setup, rng, plan.program, with_nccl=plan.with_comm)
+    run = run_dp(setup, rng, plan.program, with_nccl=plan.with_comm, compiled=True,
+                 distractors=difficulty == "hard")
     rank = run.ranks[0]
     b = run.rank0
     step = b["step_us"]
@@ -32,6 +34,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     top = top_kernels(rank, run.windows[0], 1)[0]
     hta = hta_view(rank, len(run.windows[0]) - 1, run.windows[0])
     figures = {
+        **setup_figures(setup),
         "step_ms": step / 1000,
         "compute_ms": b["compute_us"] / 1000,
         "gpu_busy_pct": 100 * busy,
@@ -47,13 +50,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
-    context = Context(
-        title=f"{gpus(setup)} · {setup.model.name} · DDP training",
-        hardware=gpus(setup),
-        model=f"{setup.model.name}, BF16, seq {setup.seq_len}, micro-batch {setup.micro_batch}",
-        parallelism=parallelism_text(setup, plan),
-        complaint=busy_complaint(rng, mfu),
-    )
+    context = setup_context(rng, family, setup, step, difficulty)
     w0 = run.windows[0][1]
     overlap_text = (
         f"{b['collectives']:.0f} bucketed all-reduces per step run under backward: "
@@ -61,6 +58,9 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         if plan.with_comm
         else "A gradient-accumulation micro-step has no collective; the launch row runs well ahead of the GPU."
     )
+    figures |= {"gpu_idle_ms": b["idle_us"] / 1000, "kernel_efficiency_pct": 100 * setup.kernel_efficiency,
+                "non_compute_ms": (step - b["compute_us"]) / 1000,
+                "non_compute_pct": 100 * (step - b["compute_us"]) / step}
     reveal = Reveal(
         headline="Healthy — nothing wrong at the timeline level; what is left is inside kernels.",
         read=(

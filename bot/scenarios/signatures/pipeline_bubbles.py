@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import kernels as K
 from ..common import by_difficulty, finish, ms, pct, pick
+from ..families import training_complaint
 from ..figures import RankActivity, compute_stream_gaps, hta_view
 from ..hardware import TRAINING_GPUS
 from ..model import Annotation, Category, Context, Event, Rank, Reveal, Scenario
@@ -18,6 +19,7 @@ TITLE = "Pipeline bubbles"
 SUMMARY = "Pipeline-parallel fill/drain: idle wedges on every stage, bubble ≈ (p−1)/(m+p−1)."
 TWIN = None
 N_STEPS = 5
+MAX_KERNELS_PER_STEP = 1000
 
 
 def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
@@ -25,7 +27,11 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     stages = int(pick(rng, (4, 4, 8)))
     micros = {"easy": stages, "medium": int(pick(rng, (stages + 2, 2 * stages))),
               "hard": int(pick(rng, (2 * stages, 3 * stages)))}[difficulty]
-    model, _params_b = pick(rng, (("34B dense", 34.0), ("70B dense", 70.0), ("175B GPT-style", 175.0)))
+    model, _params_b, depth = pick(rng, (("34B dense", 34.0, 48), ("70B dense", 70.0, 80),
+                                         ("175B GPT-style", 175.0, 96)))
+    # Transformer blocks per stage; past ~1,000 kernels per rank and step, blocks are drawn in groups (one
+    # group's GEMMs as one bar each) so eight ranks stay readable and fast to draw.
+    layers = min(depth // stages, max(4, round(MAX_KERNELS_PER_STEP / (10 * micros))))
     fwd = by_difficulty(difficulty, (6000.0, 14000.0), (5000.0, 12000.0), (4000.0, 9000.0), rng)
     # The last stage carries the LM head; on hard, one middle stage is also heavier (imbalanced layers).
     weight = [1.0] * stages
@@ -47,7 +53,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         ops = schedule(stages, micros, fwd_us, bwd_us, p2p_us, t0=t)
         step_end = max(op.end for op in ops) + opt_us
         for op in sorted(ops, key=lambda o: o.start):
-            _emit_op(sims[op.stage], op.start, op.end, op.backward, gemm_a, gemm_b, stages, p2p_us)
+            _emit_op(sims[op.stage], op.start, op.end, op.backward, gemm_a, gemm_b, stages, p2p_us, layers)
         for s, sim in enumerate(sims):
             last = max(op.end for op in ops if op.stage == s)
             _emit_kernel(sims[s], K.ADAM, last + 20.0, opt_us * 0.9 / weight[-1] * weight[s], "optimizer")
@@ -85,17 +91,18 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     heavy_text = (f" Stage {heavy}'s bars are visibly longer ({weight[heavy]:.2f}× the others): imbalance "
                   "adds to the bubble." if heavy is not None else "")
     context = Context(
-        title=f"{stages * 8}×{hw.name} · {model} · pipeline-parallel training",
+        title=f"{stages * 8}×{hw.name} · {model} · LLM pre-training",
         hardware=f"{stages} nodes × 8 {hw.name}",
         model=f"{model}, BF16, global batch split into {micros} micro-batches per step",
         parallelism=f"{stages}-stage pipeline (1F1B) × TP=8 (traces: one rank per stage)",
-        complaint=str(pick(rng, (
-            f"MFU is {100 * 0.55 * (1 - measured):.0f}%; the same model with fewer stages reaches more.",
-            f"Step time {ms(step_us)}; adding nodes made each step only marginally faster.",
-        ))),
+        complaint=training_complaint(rng),
     )
+    figures |= {"stage_idle_min_pct": 100 * min(bubble), "stage_idle_max_pct": 100 * max(bubble),
+                "stage_last_idle_pct": 100 * bubble[-1], "p2p_ms": p2p_us / 1000,
+                "heavy_stage_factor": weight[heavy] if heavy is not None else 1.0}
     reveal = Reveal(
-        headline=f"Pipeline bubbles — 1F1B fill and drain leave every stage idle ~{pct(measured)} of the step.",
+        headline=f"Pipeline bubbles — 1F1B fill and drain leave the stages idle {pct(min(bubble))}–"
+                 f"{pct(max(bubble))} of the step (mean {pct(measured)}).",
         read=(
             ("Step boundary", f"A {ms(step_us)} step on every stage, ending in the optimizer."),
             ("Gaps", f"Idle wedges on every stage, shaped like the 1F1B diagram: later stages wait at the start "
@@ -153,17 +160,24 @@ def _emit_kernel(sim: RankSim, name: str, start: float, dur: float, kind: str, s
     sim.streams[stream].events.append(Event(name, start, dur, category, corr, None, kind))
 
 
+_FWD_LAYER = (("a", "gemm", 0.28), ("flash", "attn", 0.2), ("b", "gemm", 0.12), ("a", "gemm", 0.4))
+_BWD_LAYER = (("b", "gemm", 0.2), ("a", "gemm", 0.2), ("flash", "attn", 0.2), ("b", "gemm", 0.14),
+              ("a", "gemm", 0.13), ("b", "gemm", 0.13))
+
+
 def _emit_op(sim: RankSim, start: float, end: float, backward: bool, gemm_a: str, gemm_b: str,
-             stages: int, p2p_us: float) -> None:
-    """One micro-batch's forward or backward as a few kernels, plus the send to the neighbour stage."""
-    names = ((gemm_a, "gemm", 0.4), (K.FLASH_BWD if backward else K.FLASH_FWD, "attn", 0.25),
-             (gemm_b, "gemm", 0.35))
+             stages: int, p2p_us: float, layers: int) -> None:
+    """One micro-batch's forward or backward through this stage's `layers` blocks (the GEMMs and attention of
+    each; norms and elementwise work are fused into them), plus the send to the neighbour stage."""
+    flash = K.FLASH_BWD if backward else K.FLASH_FWD
+    per_layer = _BWD_LAYER if backward else _FWD_LAYER
     t = start
-    span = end - start
-    for name, kind, share in names:
-        dur = span * share - 2.0
-        _emit_kernel(sim, name, t, dur, kind)
-        t += span * share
+    span = (end - start) / layers
+    for _ in range(layers):
+        for which, kind, share in per_layer:
+            name = flash if which == "flash" else (gemm_a if which == "a" else gemm_b)
+            _emit_kernel(sim, name, t, span * share - 1.5, kind)
+            t += span * share
     sends = (sim.rank > 0) if backward else (sim.rank < stages - 1)
     if sends:
         _emit_kernel(sim, K.NCCL_SENDRECV, end + 5.0, p2p_us * 0.9, "nccl", NCCL_STREAM, Category.NCCL)

@@ -6,9 +6,10 @@ import numpy as np
 
 from .. import kernels as K
 from ..common import by_difficulty, finish, ms, pick
+from ..families import SERVING_MODELS, serving_context
 from ..figures import hta_view
 from ..hardware import A100, H100, H200
-from ..model import Annotation, Category, Context, Event, Reveal, Scenario, Track, TrackKind
+from ..model import Annotation, Category, Event, Reveal, Scenario, Track, TrackKind
 from ..sim import COMPUTE, RankSim
 from ..training import gemm_name
 
@@ -24,12 +25,11 @@ CHUNK = 512
 
 def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     hw = pick(rng, (H100, H200, A100))
-    model, params_b, tp = pick(rng, (("Llama-style 70B chat", 70.0, 2), ("Llama-style 70B chat", 70.0, 4),
-                                      ("8B chat", 8.0, 1), ("Mixtral-style 47B MoE (13B active)", 13.0, 1)))
-    if hw is A100 and params_b == 70.0:
-        tp = 4
+    model, params_b, *_shape = pick(rng, SERVING_MODELS)
+    tp = 1
     streams = int(rng.integers(16, 48))
-    weight_bytes = params_b * 1e9 * 2 / tp
+    precision, bytes_per_param = pick(rng, (("INT8 weight-only", 1.0), ("FP8", 1.0), ("BF16", 2.0)))
+    weight_bytes = params_b * 1e9 * bytes_per_param / tp
     decode_us = weight_bytes / (hw.hbm_gbps * 1e9 * 0.8) * 1e6 * float(rng.uniform(1.05, 1.2))
     eff = float(rng.uniform(0.5, 0.65))
     prompt = int(pick(rng, {"easy": (8192, 12288), "medium": (8192, 6144), "hard": (4096, 6144)}[difficulty]))
@@ -58,13 +58,13 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
             requests.events.append(Event(f"req#{req_id} arrives · prompt {tokens:,} tok", sim.cpu - 400.0, 0.0,
                                          Category.MARKER))
             names: tuple[tuple[str, str, float], ...]
-            label = f"iteration: 1 prefill ({tokens:,} tok) + 0 decode"
+            label = f"iteration: 1 seq, {tokens:,} tokens"
             work = tokens * per_token_us
             names = ((gemm_a, "gemm", 0.3), (K.FLASH_FWD, "attn", 0.25), (gemm_b, "gemm", 0.15),
                      (gemm_c, "gemm", 0.3))
             repeats = 6
         else:
-            label = f"iteration: {streams} decode"
+            label = f"iteration: {streams} seqs, {streams} tokens"
             work = decode_us * float(rng.uniform(0.97, 1.03))
             names = ((gemm_a, "elementwise", 0.35), (K.FLASH_DECODE, "attn", 0.15),
                      (gemm_c, "elementwise", 0.5))
@@ -123,15 +123,10 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_overlap_pct": hta["overlap_pct"],
     }
     tp_text = f"TP={tp}" if tp > 1 else "1 GPU per replica"
-    context = Context(
-        title=f"{max(tp, 1)}×{hw.name} · {model} · online serving",
-        hardware=f"{max(tp, 1)}×{hw.name}",
-        model=f"{model}, BF16, continuous batching, ~{streams} concurrent streams",
-        parallelism=f"{tp_text} (trace: rank 0, {iterations} scheduler iterations)",
-        complaint=f"p50 ITL {figures['itl_p50_ms']:.0f} ms, but users report the stream 'freezes mid-answer': "
-                  f"p99 ITL ≈ {spike / 1000:.0f} ms.",
-    )
+    context = serving_context(rng, hw, max(tp, 1), f"{model} ({precision} weights)", f"{tp_text}, continuous batching",
+                              figures["itl_p50_ms"], float(np.percentile(values, 99)), ("One ProfilerStep = one scheduler iteration: one new token for every running stream.",))
     prefill_ms = figures["prefill_iter_ms"] * 1000
+    figures |= {"chunk_prefill_ms": chunk_us * 0.95 / 1000, "chunks": n_chunks}
     reveal = Reveal(
         headline="Prefill blocks decode — a long prompt's prefill takes whole iterations; every decode stream "
                  "waits behind it.",

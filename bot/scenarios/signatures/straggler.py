@@ -6,9 +6,10 @@ import statistics
 
 import numpy as np
 
-from ..comm import comm_context, comm_share_plan, draw_comm_setup
-from ..common import by_difficulty, finish, gb, ms
+from ..comm import comm_context, comm_share_plan, ddp_buckets, draw_comm_setup
+from ..common import by_difficulty, finish, gb, ms, setup_figures
 from ..dp import run_dp
+from ..families import draw_family
 from ..figures import hta_view
 from ..intervals import union
 from ..model import Annotation, Category, Reveal, Scenario
@@ -22,16 +23,18 @@ TWIN = "unoverlapped_allreduce"
 
 
 def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
-    setup = draw_comm_setup(rng)
+    family = draw_family(rng, ID)
+    setup = draw_comm_setup(rng, family)
     setup, busbw, xfer = comm_share_plan(setup, float(rng.uniform(0.08, 0.16)), rng, (0.8, 1.0))
     slow = by_difficulty(difficulty, (1.35, 1.6), (1.2, 1.35), (1.1, 1.18), rng)
     culprit = int(rng.integers(1, setup.world))
-    buckets = setup.model.blocks
+    buckets = ddp_buckets(setup.grad_bytes)
     program = transformer_program(
         setup.hw, rng, layers=setup.model.blocks, compute_us=setup.compute_us,
         buckets=buckets, grad_bytes=setup.grad_bytes, bucket_xfer_us=xfer / buckets,
     )
-    run = run_dp(setup, rng, program, simulated_ranks=setup.world, slow_factor={culprit: slow})
+    run = run_dp(setup, rng, program, simulated_ranks=setup.world, slow_factor={culprit: slow},
+                 distractors=difficulty == "hard")
     per_rank = [rb["compute_us"] for rb in run.breakdown]
     healthy_compute = statistics.median(per_rank)
     b0 = run.rank0
@@ -43,21 +46,27 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     busy_run = next(iv for iv in union((e.start, e.end) for e in run.ranks[0].track(NCCL).events)
                     if iv[0] <= last.start < iv[1])
     bucket_bytes = setup.grad_bytes / buckets
-    implied = 2.0 * (setup.world - 1) / setup.world * bucket_bytes / (last.dur * 1e-6) / 1e9
-    wire_last = xfer / buckets
+    in_run = [e for e in run.ranks[0].track(NCCL).events if busy_run[0] <= e.start < busy_run[1]]
+    run_us = busy_run[1] - busy_run[0]
+    run_bytes = bucket_bytes * len(in_run)
+    # Read as "NCCL got slow", the bar moves its buckets at this bus bandwidth:
+    implied = 2.0 * (setup.world - 1) / setup.world * run_bytes / (run_us * 1e-6) / 1e9
+    wire_last = xfer / buckets * len(in_run)  # what those buckets need on the wire
     after = step - wait
     mfu, mfu_after = setup.mfu(step), setup.mfu(after)
     clock = setup.hw.sm_clock_mhz
     throttled = clock / slow
     hta = hta_view(run.ranks[0], len(run.windows[0]) - 1, run.windows[0])
     figures = {
+        **setup_figures(setup),
         "step_ms": step / 1000,
         "straggler_rank": culprit,
         "straggler_compute_ms": per_rank[culprit] / 1000,
         "median_compute_ms": healthy_compute / 1000,
         "slowdown": per_rank[culprit] / healthy_compute,
         "wait_ms": wait / 1000,
-        "long_collective_ms": last.dur / 1000,
+        "long_collective_ms": run_us / 1000,
+        "collectives_in_bar": len(in_run),
         "nccl_busy_ms": (busy_run[1] - busy_run[0]) / 1000,
         "collective_wire_ms": wire_last / 1000,
         "bucket_gb": bucket_bytes / 1e9,
@@ -76,16 +85,18 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
-    context = comm_context(rng, setup, step, after, mfu, mfu_after)
+    context = comm_context(rng, family, setup, step, difficulty)
     others = [c for r, c in enumerate(per_rank) if r != culprit]
+    figures |= {"clock_ratio": 1 / slow, "compute_ratio": healthy_compute / per_rank[culprit],
+                "bar_gb": run_bytes / 1e9}
     reveal = Reveal(
         headline=f"Straggler — rank {culprit} computes {per_rank[culprit] / healthy_compute:.2f}× slower; "
                  "everyone else's long collective is waiting for it.",
         read=(
             ("Step boundary", f"A {ms(step)} step, the same period on every rank (collectives are barriers)."),
             ("Gaps", f"On rank 0 the compute stream sits idle for {ms(b0['comm_exposed_us'])} after backward "
-                     f"while the NCCL stream stays busy for {ms(busy_run[1] - busy_run[0])} — all-reduces that "
-                     f"started and then waited; the last one alone runs {ms(last.dur)}."),
+                     f"while the NCCL stream stays busy for {ms(run_us)} — {len(in_run)} all-reduces back to back "
+                     "that started and then waited."),
             ("Overlap", f"The all-reduces are bucketed ({b0['collectives']:.0f} per step) and fire during "
                         "backward — overlap is set up right. But the last one cannot finish until every rank "
                         "arrives."),
@@ -95,8 +106,9 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
                                  "else shows."),
         ),
         wrong_hypothesis=(
-            f"“NCCL/the interconnect degraded — retune NCCL_ALGO.” The last bucket is {gb(bucket_bytes)}; a ring "
-            f"needs ~{ms(wire_last)} for it at {busbw:.0f} GB/s, so a {ms(last.dur)} collective would mean "
+            f"“NCCL/the interconnect degraded — retune NCCL_ALGO.” The bar holds {len(in_run)} buckets, "
+            f"{gb(run_bytes)}; a ring needs ~{ms(wire_last)} for them at {busbw:.0f} GB/s, so a {ms(run_us)} bar "
+            "would mean "
             f"~{implied:.0f} GB/s — absurd inside an {setup.hw.link} domain. A long collective means late arrival, "
             "not a slow wire."
         ),
@@ -119,8 +131,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
             f"throughput, MFU ≈ {100 * mfu_after:.0f}%.",
         ),
         spoken=(
-            f"Rank 0 shows a {ms(last.dur)} all-reduce, but a collective's kernel time includes waiting for the "
-            f"slowest rank, and a {gb(bucket_bytes)} bucket over {setup.hw.link} can't take that long on bandwidth "
+            f"Rank 0 shows {ms(run_us)} of all-reduce, but a collective's kernel time includes waiting for the "
+            f"slowest rank, and {gb(run_bytes)} of buckets over {setup.hw.link} can't take that long on bandwidth "
             f"— so I hunt for a straggler. Per-rank compute: {setup.world - 1} ranks around {ms(healthy_compute)}, "
             f"rank {culprit} at {ms(per_rank[culprit])}, and the difference is the {ms(wait)} everyone else waits. "
             "Uniformly slower kernels on one GPU means clocks, not workload: I'd check DCGM for throttling. Fix "

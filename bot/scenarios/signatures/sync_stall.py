@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..common import finish, ms, plural
+from ..families import draw_family
 from ..model import Reveal, Scenario
 from ..stalls import run_stall, stall_annotations, stall_context
 
@@ -15,12 +16,13 @@ TWIN = "alloc_stall"
 
 
 def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
-    stall = run_stall(rng, difficulty, "sync")
+    family = draw_family(rng, ID)
+    stall = run_stall(rng, difficulty, "sync", family)
     setup, run, f = stall.setup, stall.run, stall.figures
     step, after = f["step_ms"] * 1000, f["step_after_ms"] * 1000
     apis = sorted({c.name for c in stall.stall_calls})
     n = f["stall_calls_per_step"]
-    context = stall_context(rng, stall)
+    context = stall_context(rng, stall, family, difficulty)
     reveal = Reveal(
         headline="Sync stalls — host–device synchronisation in the hot loop drains the launch queue every step.",
         read=(
@@ -48,7 +50,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         ),
         arithmetic=(
             f"{plural(f['stall_gaps_per_step'], 'hole')} × ~{ms(f['mean_gap_ms'] * 1000)} ≈ "
-            f"{ms(f['gpu_idle_ms'] * 1000)} idle per step.",
+            f"{ms(f['stall_idle_ms'] * 1000)} of the {ms(f['gpu_idle_ms'] * 1000)} idle per step.",
             f"Before: {ms(step)}/step. After: ≈ {ms(after)}/step → {f['speedup']:.2f}× throughput.",
         ),
         spoken=(

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..comm import comm_context, comm_share_plan, ddp_buckets, draw_comm_setup
-from ..common import by_difficulty, finish, gb, ms, pct
+from ..common import by_difficulty, finish, gb, ms, pct, setup_figures
 from ..dp import run_dp
+from ..families import draw_family
 from ..figures import hta_view
-from ..kernels import NCCL_ALLREDUCE_SIMPLE
+from ..kernels import nccl_allreduce
 from ..model import Annotation, Category, Reveal, Scenario
 from ..sim import COMPUTE, NCCL
 from ..training import Op, transformer_program
@@ -21,13 +22,15 @@ HIDDEN_FRACTION = 0.85  # overlapped comm contends for SMs and HBM: assume ~85% 
 
 
 def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
-    setup = draw_comm_setup(rng)
+    family = draw_family(rng, ID)
+    setup = draw_comm_setup(rng, family)
     share = by_difficulty(difficulty, (0.25, 0.35), (0.17, 0.25), (0.11, 0.16), rng)
     setup, _, xfer = comm_share_plan(setup, share, rng, (0.35, 0.75))
     program = transformer_program(setup.hw, rng, layers=setup.model.blocks, compute_us=setup.compute_us)
     barrier = next(i for i, op in enumerate(program) if op.kind == "barrier")
-    program.insert(barrier, Op("bucket", NCCL_ALLREDUCE_SIMPLE, xfer, "nccl", int(setup.grad_bytes)))
-    run = run_dp(setup, rng, program, simulated_ranks=setup.world)
+    program.insert(barrier, Op("bucket", nccl_allreduce(setup.grad_bytes), xfer, "nccl", int(setup.grad_bytes)))
+    run = run_dp(setup, rng, program, simulated_ranks=setup.world,
+                 distractors=difficulty == "hard")
     b = run.rank0
     step = b["step_us"]
     comm = b["comm_us"]
@@ -42,6 +45,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     buckets = ddp_buckets(setup.grad_bytes)
     hta = hta_view(run.ranks[0], len(run.windows[0]) - 1, run.windows[0])
     figures = {
+        **setup_figures(setup),
         "step_ms": step / 1000,
         "compute_ms": compute / 1000,
         "backward_ms": backward / 1000,
@@ -63,9 +67,12 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
-    context = comm_context(rng, setup, step, after, mfu, mfu_after)
+    context = comm_context(rng, family, setup, step, difficulty)
     hidden_text = "none" if exposed >= 0.995 * comm else f"only {pct(1 - exposed / comm)}"
     moved = 2.0 * (setup.world - 1) / setup.world * setup.grad_bytes
+    figures |= {"moved_gb": moved / 1e9, "assumed_hidden_pct": 100 * HIDDEN_FRACTION,
+                "comm_exposed_after_ms": (comm - hidden_after) / 1000,
+                "rank_compute_min_ms": min(per_rank) / 1000, "rank_compute_max_ms": max(per_rank) / 1000}
     reveal = Reveal(
         headline="Unoverlapped all-reduce — the gradient all-reduce is serialised after backward instead of "
                  "bucketed under it.",

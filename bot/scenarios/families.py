@@ -1,0 +1,167 @@
+"""Workload families: what a drill's context describes, shared by every signature the family hosts.
+
+A family fixes the words a person is told before the reveal — title, hardware, model, parallelism, a complaint
+pool — and draws them from the same pools whatever signature is injected, so the context narrows a drill to a
+family, never to a signature. Each signature module picks one of the families that can honestly host it (a
+family's workload must be able to produce that pathology), and the twins pick from the same families with the
+same weights, so not even the family separates them.
+
+Complaints quote only figures every hosted signature has (step time, throughput), computed from the trace.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .common import Model, TrainingSetup, draw_training, pick
+from .hardware import A100, B200, H100, H200, L40S
+from .model import Context, Hardware
+
+LLM = "llm_training"
+VISION = "vision_training"
+SERVING = "llm_serving"
+PIPELINE = "pipeline_training"
+
+# Families each signature can be drawn into, with weights. Twins share theirs exactly.
+HOSTS: dict[str, tuple[tuple[str, float], ...]] = {
+    "healthy": ((LLM, 1.0),),
+    "memory_bound_kernel": ((LLM, 1.0),),
+    "straggler": ((LLM, 0.5), (VISION, 0.5)),
+    "unoverlapped_allreduce": ((LLM, 0.5), (VISION, 0.5)),
+    "sync_stall": ((LLM, 0.5), (VISION, 0.5)),
+    "alloc_stall": ((LLM, 0.5), (VISION, 0.5)),
+    "input_starvation": ((VISION, 1.0),),
+    "launch_bound": ((SERVING, 1.0),),
+    "prefill_blocks_decode": ((SERVING, 1.0),),
+    "pipeline_bubbles": ((PIPELINE, 1.0),),
+}
+
+LLM_GPUS: tuple[Hardware, ...] = (H100, H200, A100, B200)
+VISION_GPUS: tuple[Hardware, ...] = (A100, H100, H200, L40S)
+TRAINING_WORLDS: tuple[int, ...] = (4, 8)
+
+LLM_MODELS: tuple[Model, ...] = (
+    Model("Llama-style 3B dense", 3.2, 28, 3072),
+    Model("Llama-style 7B dense", 7.0, 32, 4096),
+    Model("Llama-style 8B dense", 8.0, 32, 4096),
+)
+# Vision transformers at 224 px: 196 patches + CLS = 197 tokens per image.
+# (ViT-B/16, 12 blocks, would make ~320-kernel steps: too small a job to profile for a step-time question.)
+VISION_MODELS: tuple[Model, ...] = (
+    Model("ViT-L/16", 0.304, 24, 1024),
+    Model("ViT-H/14", 0.632, 32, 1280),
+)
+VISION_TOKENS = 197
+NVIDIA_SMI_DETAIL = "nvidia-smi shows 100% GPU-Util on every GPU."
+# Served models: (name, params B, layers, hidden, intermediate). One replica per GPU.
+SERVING_MODELS: tuple[tuple[str, float, int, int, int], ...] = (
+    ("Llama-style 7B chat", 6.7, 32, 4096, 11008),
+    ("Llama-style 8B chat", 8.0, 32, 4096, 14336),
+    ("Qwen-style 3B chat", 3.1, 36, 2048, 11008),
+)
+# The busy pair (healthy, memory_bound_kernel) draws from models big enough that a skinny GEMM can still keep
+# the GPU ahead of the host; both twins use this pool so the model name does not separate them.
+BUSY_MODELS: tuple[Model, ...] = LLM_MODELS
+
+
+def draw_family(rng: np.random.Generator, signature: str) -> str:
+    hosts = HOSTS[signature]
+    weights = np.array([w for _, w in hosts])
+    return hosts[int(rng.choice(len(hosts), p=weights / weights.sum()))][0]
+
+
+@dataclass(frozen=True, slots=True)
+class Told:
+    """What the complaint may quote: figures every signature of the family has."""
+
+    step_us: float
+    rate: float  # samples (tokens or images) per second per GPU
+    unit: str  # "tokens" | "images"
+
+
+# No figure in a complaint: the step time, throughput or latency of a drill depends on what is injected, and
+# a number that does would hint at the answer. The trace carries the numbers.
+_TRAINING_COMPLAINTS = (
+    "Before the run is scaled up, the lead wants a read of the profile: is anything left to win?",
+    "Throughput is below the team's estimate. Someone wants more GPUs; the lead wants the profile read first.",
+    "A new hire says the profile proves the GPUs are 'fully used'. Are they?",
+    "After last week's changes nobody agrees whether this step time is as good as it gets.",
+    "The team blames the cluster for slow steps and wants to file a ticket. Read the profile first.",
+)
+
+
+def training_complaint(rng: np.random.Generator) -> str:
+    return str(pick(rng, _TRAINING_COMPLAINTS))
+
+
+def _rate(x: float) -> str:
+    return f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
+
+
+def training_context(rng: np.random.Generator, family: str, hw: Hardware, world: int, model: Model,
+                     told: Told) -> Context:
+    """The context of a data-parallel training drill in `family` (LLM or vision)."""
+    title_kind = "LLM pre-training" if family == LLM else "image classification"
+    model_line = (f"{model.name}, BF16, AdamW" if family == LLM
+                  else f"{model.name}, BF16, 224-px JPEGs decoded and augmented by CPU DataLoader workers")
+    complaint = str(pick(rng, _TRAINING_COMPLAINTS))
+    return Context(
+        title=f"{world}×{hw.name} · {model.name} · {title_kind}",
+        hardware=f"{world}×{hw.name} ({hw.link})",
+        model=model_line,
+        parallelism=f"DDP over {world} GPUs",
+        complaint=complaint,
+    )
+
+
+def family_gpus(family: str) -> tuple[Hardware, ...]:
+    return VISION_GPUS if family == VISION else LLM_GPUS
+
+
+def family_models(family: str) -> tuple[Model, ...]:
+    return VISION_MODELS if family == VISION else LLM_MODELS
+
+
+_SERVING_COMPLAINTS = (
+    "Users say streaming answers feel sluggish. Is it the GPU?",
+    "The product team wants lower inter-token latency before launch. Read the profile first.",
+    "Someone proposes buying faster GPUs because tokens arrive slowly. Read the profile first.",
+)
+
+
+def serving_context(rng: np.random.Generator, hw: Hardware, gpus_used: int, model: str, parallelism: str,
+                    itl_p50_ms: float, itl_p99_ms: float, details: tuple[str, ...] = ()) -> Context:
+    """The context of an LLM serving drill; both serving signatures quote the same ITL figures."""
+    del itl_p50_ms, itl_p99_ms  # the figures are in the trace's ITL row; quoting them would hint
+    complaint = str(pick(rng, _SERVING_COMPLAINTS))
+    return Context(
+        title=f"{gpus_used}×{hw.name} · {model.split(' (')[0]} · LLM serving",  # precision: model line
+        hardware=f"{gpus_used}×{hw.name}",
+        model=f"{model}, eager PyTorch serving loop",
+        parallelism=parallelism,
+        complaint=complaint,
+        details=details,
+    )
+
+
+def draw_family_training(rng: np.random.Generator, family: str, compute_ms: tuple[float, float],
+                         models: tuple[Model, ...] | None = None) -> TrainingSetup:
+    """A data-parallel job of `family` whose step computes for about `compute_ms`."""
+    seqs = (VISION_TOKENS,) if family == VISION else (2048, 4096, 8192)
+    return draw_training(rng, family_gpus(family), TRAINING_WORLDS, compute_ms, models or family_models(family),
+                         seqs)
+
+
+def told(setup: TrainingSetup, family: str, step_us: float) -> Told:
+    samples = setup.micro_batch if family == VISION else setup.tokens_per_gpu
+    return Told(step_us, samples / (step_us * 1e-6), "images" if family == VISION else "tokens")
+
+
+def setup_context(rng: np.random.Generator, family: str, setup: TrainingSetup, step_us: float,
+                  difficulty: str = "medium") -> Context:
+    context = training_context(rng, family, setup.hw, setup.world, setup.model, told(setup, family, step_us))
+    if difficulty == "hard":  # a trap every hard drill shares: the averaged counter says nothing is wrong
+        context = replace(context, details=(*context.details, NVIDIA_SMI_DETAIL))
+    return context
