@@ -22,6 +22,8 @@ NUMBER_BONUS = 0.05  # per stated figure within tolerance of this scenario's own
 CONSISTENT_ARITHMETIC_BONUS = 0.05
 WORDS_PER_TOPIC = 30  # a catalogue is dense; a long answer that weighs the same topics in depth is not one
 STUFFED_TOPICS = 4  # checks or fixes of this many other signatures, with no diagnosis committed to, is a catalogue
+CATALOGUE_TOPICS = 4  # signatures touched (named, checked or fixed) by an uncommitted reply that names two or more
+CATALOGUE_WORDS_PER_TOPIC = 25  # fewer words than this per topic touched is listing them, not weighing them
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +146,14 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
             and _longest_enumeration(answer) >= ENUMERATION
         )
     ) and len(answer.split()) <= WORDS_PER_TOPIC * max(len(elsewhere), len(named_any))
-    stuffing = stuffing or (committed_to is None and offered_with_fixes)
+    # The plain shape of a catalogue, whatever its prose: two or more diagnoses named, checks or fixes spanning four
+    # signatures, no committed favourite, and too few words to weigh them ("healthy" is a foil, not a topic).
+    spread = (named_any | measure_signatures | fix_signatures) - {"healthy"}
+    catalogue = (
+        committed_to is None and len(named_any - {"healthy"}) >= 2 and len(spread) >= CATALOGUE_TOPICS
+        and len(answer.split()) <= CATALOGUE_WORDS_PER_TOPIC * len(topics)
+    )
+    stuffing = stuffing or catalogue or (committed_to is None and offered_with_fixes)
     if stuffing:
         notes.append("Reads as a list of several diagnoses; commit to one and say why.")
         zero = (
