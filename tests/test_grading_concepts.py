@@ -71,6 +71,8 @@ def test_typo_tolerance_does_not_turn_ordinary_words_into_rubric_words() -> None
         ("straggler", "first I thought NCCL was slow, but it's a straggler: rank 3 computes longer", 1.0),
         ("straggler", "yeah sure, a straggler /s", 0.0),
         ("launch_bound", "if it's launch overhead, CUDA graphs; if it's syncs, drop the .item()", 0.0),
+        # "zero X" denies X like "no X": the allocator is cleared, the sync stands alone
+        ("sync_stall", "zero cudaMalloc in steady state. a branch on a gpu value forces a sync every layer", 1.0),
     ],
 )
 def test_polarity_and_hedges_are_read_per_clause(signature: str, answer: str, credit: float) -> None:

@@ -22,7 +22,8 @@ LOOK = 100  # characters of context the polarity patterns read before or after a
 MULTI_GAP = 3  # the words of a multi-word concept term sit at most 2 stop words apart
 
 _NEGATION_BEFORE = re.compile(
-    r"(?:\bnot\b|\bno\b|n't\b|\bnever\b|\bnor\b|\bwithout\b|\brather than\b|\binstead of\b|\brul(?:e|ed|ing) out\b"
+    r"(?:\bnot\b|\bno\b|\bzero\b|n't\b|\bnever\b|\bnor\b|\bwithout\b|\brather than\b|\binstead of\b"
+    r"|\brul(?:e|ed|ing) out\b"
     r"|\bunlikely\b|\bdoubt\b|\bneither\b|\bagainst\b|\bnot a\b|\bisn'?t\b|\bexclud\w*|\breject\w*|\bdismiss\w*"
     r"|\bfirst (?:i )?(?:thought|guess\w*)|\bmy first guess\b|\btempting\b|\bwrong\b|\bthe alternative\b"
     r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b)"
@@ -108,7 +109,7 @@ _MEASURE_CONTEXT_BEFORE = re.compile(
 
 # Words one of the polarity patterns above needs (a superset): a clause without any skips those patterns.
 _NEGATION_KEYWORD = re.compile(
-    r"\b(?:not|no|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
+    r"\b(?:not|no|zero|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
     r"|dismiss\w*|first|tempting|wrong|alternative|considered|thought|wondered|worried)\b|n't\b"
 )
 _EXONERATION_KEYWORD = re.compile(
