@@ -149,3 +149,27 @@ def test_grade_explain_shows_concepts_and_rules_per_clause() -> None:
     assert "concepts:" in result.output and "slow" in result.output and "rank" in result.output
     assert "* straggler/signature: rule “" in result.output
     assert "straggler/fix:" in result.output
+
+
+@pytest.mark.parametrize(
+    ("signature", "answer"),
+    [
+        ("straggler", "It's a straggler. Could also be an unoverlapped all-reduce, so check the bucket count. Another "
+         "possibility is the dataloader; bump num_workers. Worth ruling out launch overhead too, CUDA graphs help."),
+        ("memory_bound_kernel", "Memory-bound kernel, clearly. Though it could equally be launch overhead or a sync "
+         "stall or input starvation. Fuse the ops, CUDA graphs, drop .item(), more workers."),
+        ("input_starvation", "Looks like the dataloader.\n- could be a host sync from .item()\n- could be launch "
+         "overhead, try CUDA graphs\n- could be the allocator, set expandable_segments\n- raise num_workers"),
+    ],
+)
+def test_a_verdict_followed_by_a_catalogue_earns_nothing(signature: str, answer: str) -> None:
+    assert grade(signature, answer).score == 0.0
+
+
+def test_a_verdict_with_a_rejected_twin_and_a_side_remark_keeps_its_credit() -> None:
+    g = grade("straggler", "Straggler: rank 3 computes 20% longer, others wait in the all-reduce. Not an overlap "
+              "problem. Check nvidia-smi clocks, drain the node.")
+    assert (g.signature.credit, g.fix.credit) == (1.0, 1.0)
+    g = grade("launch_bound", "Launch bound, tiny kernels; maybe a bit of sync too. cuda_api_sum shows launches ≈ "
+              "step. CUDA graphs or torch.compile.")
+    assert g.signature.credit == 1.0 and g.score > 0.9
