@@ -74,6 +74,8 @@ def test_typo_tolerance_does_not_turn_ordinary_words_into_rubric_words() -> None
         # "zero X" denies X like "no X": the allocator is cleared, the sync stands alone
         ("sync_stall", "zero cudaMalloc in steady state. a branch on a gpu value forces a sync every layer", 1.0),
         ("launch_bound", "sometimes it's launch overhead, sometimes syncs, sometimes memory bandwidth", 0.0),
+        # a bare, tentative naming of the culprit component is a hedged diagnosis
+        ("input_starvation", "perhaps the input pipeline? the gpu waits at every step start", 0.5),
         # the host (CPU side) being behind is not one member of the job being slow
         ("launch_bound", "the host is behind: kernels finish before the next launch arrives", 1.0),
         ("straggler", "one host is slower than the rest, everyone waits for it in the all-reduce", 1.0),
