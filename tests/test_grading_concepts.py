@@ -74,6 +74,9 @@ def test_typo_tolerance_does_not_turn_ordinary_words_into_rubric_words() -> None
         # "zero X" denies X like "no X": the allocator is cleared, the sync stands alone
         ("sync_stall", "zero cudaMalloc in steady state. a branch on a gpu value forces a sync every layer", 1.0),
         ("launch_bound", "sometimes it's launch overhead, sometimes syncs, sometimes memory bandwidth", 0.0),
+        # a diagnosis attributed to someone else is not the reply's own claim
+        ("launch_bound", "someone said it's memory bound but the kernels are tiny and the GPU idles between "
+         "launches. Launch-bound.", 1.0),
         # a bare, tentative naming of the culprit component is a hedged diagnosis
         ("input_starvation", "perhaps the input pipeline? the gpu waits at every step start", 0.5),
         # the host (CPU side) being behind is not one member of the job being slow

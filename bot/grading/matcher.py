@@ -26,7 +26,8 @@ _NEGATION_BEFORE = re.compile(
     r"|\brul(?:e|ed|ing) out\b"
     r"|\bunlikely\b|\bdoubt\b|\bneither\b|\bagainst\b|\bnot a\b|\bisn'?t\b|\bexclud\w*|\breject\w*|\bdismiss\w*"
     r"|\bfirst (?:i )?(?:thought|guess\w*)|\bmy first guess\b|\btempting\b|\bwrong\b|\bthe alternative\b"
-    r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b)"
+    r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b"
+    r"|\b(?:someone|somebody|people|others)(?: \w+)? (?:said|says|suggested|claimed|thought|blamed)\b)"
     r"(?:[^\w.;,]+(?!or\b|and\b|nor\b)[\w'-]+){0,4}[^\w.;,]*$"  # ≤ 4 words between negation and match, no "or"
 )
 _EXONERATED_AFTER = re.compile(
@@ -112,7 +113,8 @@ _MEASURE_CONTEXT_BEFORE = re.compile(
 # Words one of the polarity patterns above needs (a superset): a clause without any skips those patterns.
 _NEGATION_KEYWORD = re.compile(
     r"\b(?:not|no|zero|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
-    r"|dismiss\w*|first|tempting|wrong|alternative|considered|thought|wondered|worried)\b|n't\b"
+    r"|dismiss\w*|first|tempting|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
+    r"|claimed|blamed)\b|n't\b"
 )
 _EXONERATION_KEYWORD = re.compile(
     r"\b(?:fine|ok|okay|good|normal|innocent|irrelevant|healthy|herring|not|ruled|isnt|arent|wasnt|explain|account"
