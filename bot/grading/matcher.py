@@ -22,10 +22,12 @@ LOOK = 100  # characters of context the polarity patterns read before or after a
 MULTI_GAP = 3  # the words of a multi-word concept term sit at most 2 stop words apart
 
 _NEGATION_BEFORE = re.compile(
-    r"(?:\bnot\b|\bno\b|n't\b|\bnever\b|\bnor\b|\bwithout\b|\brather than\b|\binstead of\b|\brul(?:e|ed|ing) out\b"
+    r"(?:\bnot\b|\bno\b|\bzero\b|n't\b|\bnever\b|\bnor\b|\bwithout\b|\brather than\b|\binstead of\b"
+    r"|\brul(?:e|ed|ing) out\b"
     r"|\bunlikely\b|\bdoubt\b|\bneither\b|\bagainst\b|\bnot a\b|\bisn'?t\b|\bexclud\w*|\breject\w*|\bdismiss\w*"
     r"|\bfirst (?:i )?(?:thought|guess\w*)|\bmy first guess\b|\btempting\b|\bwrong\b|\bthe alternative\b"
-    r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b)"
+    r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b"
+    r"|\b(?:someone|somebody|people|others)(?: \w+)? (?:said|says|suggested|claimed|thought|blamed)\b)"
     r"(?:[^\w.;,]+(?!or\b|and\b|nor\b)[\w'-]+){0,4}[^\w.;,]*$"  # ≤ 4 words between negation and match, no "or"
 )
 _EXONERATED_AFTER = re.compile(
@@ -75,11 +77,13 @@ _ALTERNATIVE = re.compile(
     r"|\b(?:can'?t|cannot|hard to|too early to) (?:tell|say|decide|distinguish)\b"
     r"|\bone of (?:the|those|these) (?:two|three|few|several|options|candidates|possibilities)\b"
     r"|\b(?:not sure|unsure) (?:if|whether|which)\b|\bdepends (?:on )?which\b|\bor\b[^.;]{0,60}\?\s*$|\bwhich is it\b"
+    r"|\bsometimes (?:it'?s|it is|that'?s)\b[^.;]{0,80}\bsometimes\b"  # "sometimes it's X, sometimes Y"
     r"|\bor\b[^.;]*\bor\b|\w(?:,\s*[\w./()-]+(?:\s+[\w./()-]+){0,2}){1,},?\s+or\s+\w"  # X or Y or Z; X, Y or Z
 )
 # Words _ALTERNATIVE cannot match without (a quick test first: most clauses hold none of them).
 _ALTERNATIVE_HINT = re.compile(
-    r"\b(?:either|could|might|may|or|weigh\w*|can'?t|cannot|hard|too early|one|not sure|unsure|depends|which)\b"
+    r"\b(?:either|could|might|may|or|weigh\w*|can'?t|cannot|hard|too early|one|not sure|unsure|depends|which"
+    r"|sometimes)\b"
 )
 _CONDITION_WORDS = ("if", "when", "unless", "whether", "assuming", "in case")
 
@@ -108,8 +112,9 @@ _MEASURE_CONTEXT_BEFORE = re.compile(
 
 # Words one of the polarity patterns above needs (a superset): a clause without any skips those patterns.
 _NEGATION_KEYWORD = re.compile(
-    r"\b(?:not|no|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
-    r"|dismiss\w*|first|tempting|wrong|alternative|considered|thought|wondered|worried)\b|n't\b"
+    r"\b(?:not|no|zero|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
+    r"|dismiss\w*|first|tempting|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
+    r"|claimed|blamed)\b|n't\b"
 )
 _EXONERATION_KEYWORD = re.compile(
     r"\b(?:fine|ok|okay|good|normal|innocent|irrelevant|healthy|herring|not|ruled|isnt|arent|wasnt|explain|account"

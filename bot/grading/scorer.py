@@ -22,6 +22,9 @@ NUMBER_BONUS = 0.05  # per stated figure within tolerance of this scenario's own
 CONSISTENT_ARITHMETIC_BONUS = 0.05
 WORDS_PER_TOPIC = 30  # a catalogue is dense; a long answer that weighs the same topics in depth is not one
 STUFFED_TOPICS = 4  # checks or fixes of this many other signatures, with no diagnosis committed to, is a catalogue
+CATALOGUE_TOPICS = 4  # signatures touched (named, checked or fixed) by an uncommitted reply that names two or more
+CATALOGUE_WORDS_PER_TOPIC = 25  # fewer words than this per topic touched is listing them, not weighing them
+HEADED_CATALOGUE_WORDS_PER_TOPIC = 10  # committed replies that weigh others use 11+ words per topic (dev, all writers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +147,23 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
             and _longest_enumeration(answer) >= ENUMERATION
         )
     ) and len(answer.split()) <= WORDS_PER_TOPIC * max(len(elsewhere), len(named_any))
-    stuffing = stuffing or (committed_to is None and offered_with_fixes)
+    # The plain shape of a catalogue, whatever its prose: two or more diagnoses named, checks or fixes spanning four
+    # signatures, no committed favourite, and too few words to weigh them ("healthy" is a foil, not a topic).
+    spread = (named_any | measure_signatures | fix_signatures) - {"healthy"}
+    catalogue = (
+        committed_to is None and len(named_any - {"healthy"}) >= 2 and len(spread) >= CATALOGUE_TOPICS
+        and len(answer.split()) <= CATALOGUE_WORDS_PER_TOPIC * len(topics)
+    )
+    # A verdict up front does not license a catalogue after it: "it's X; could also be Y; worth ruling out Z …"
+    # with checks or fixes for three other signatures, at a few words each, is the same list with a header.
+    touched = named_any | measure_signatures | fix_signatures
+    after_verdict = touched - {committed_to, "healthy"}
+    headed_catalogue = (
+        committed_to is not None and bool(named_any - {committed_to, "healthy"})
+        and len(after_verdict) >= STUFFED_TOPICS - 1
+        and len(answer.split()) <= HEADED_CATALOGUE_WORDS_PER_TOPIC * len(touched)
+    )
+    stuffing = stuffing or catalogue or headed_catalogue or (committed_to is None and offered_with_fixes)
     if stuffing:
         notes.append("Reads as a list of several diagnoses; commit to one and say why.")
         zero = (
