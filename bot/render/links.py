@@ -27,8 +27,8 @@ def wire_factor(name: str, world: int) -> float:
 
 
 def _sized(rank: Rank) -> list[Event]:
-    return [e for t in rank.tracks_of(TrackKind.GPU_STREAM) for e in t.events
-            if e.category is Category.NCCL and e.dur > 0 and float((e.args or {}).get("bytes", 0) or 0) > 0]
+    nccl = [e for t in rank.tracks_of(TrackKind.GPU_STREAM) for e in t.events if e.category is Category.NCCL]
+    return [e for e in nccl if e.dur > 0 and float((e.args or {}).get("bytes", 0) or 0) > 0]
 
 
 def _wire(e: Event, world: int) -> float:
@@ -42,25 +42,25 @@ def interconnect_row(s: Scenario, rank: Rank, lo: float, hi: float
     world = s.trace.world_size
     # The achieved rate is the fastest any rank saw for a collective: on the last rank to arrive the kernel is
     # (nearly) all transfer. No more than the link's peak.
-    rates = [_wire(e, world) / e.dur for r in s.trace.ranks for e in _sized(r)]
+    sized = {r.rank: _sized(r) for r in s.trace.ranks}
+    rates = [_wire(e, world) / e.dur for events in sized.values() for e in events]
     if not rates:
         return None
     achieved = max(rates) if link <= 0 else min(max(rates), link * 1e3)  # bytes/µs (GB/s × 1e3)
     edges = np.linspace(lo, hi, BINS + 1)
     width = edges[1] - edges[0]
-    moved = np.zeros(BINS)  # bytes per bin
-    any_sized = False
-    for e in _sized(rank):
-        if e.end <= lo or e.start >= hi:
-            continue
-        any_sized = True
-        wire = _wire(e, world)
-        rate = max(achieved, wire / e.dur)
-        a, b = e.end - wire / rate, e.end
-        overlap = np.clip(np.minimum(edges[1:], b) - np.maximum(edges[:-1], a), 0.0, None)
-        moved += overlap * rate
-    if not any_sized:
+    mine = [e for e in sized.get(rank.rank) or _sized(rank) if e.end > lo and e.start < hi]
+    if not mine:
         return None
+    # Each collective moves its wire bytes at `rate` over the end of the kernel, [end - wire/rate, end]; the
+    # bytes moved by time x are rate × clip(x - a, 0, b - a), so a bin gets the difference at its two edges.
+    wire = np.array([_wire(e, world) for e in mine])
+    dur = np.array([e.dur for e in mine])
+    b = np.array([e.end for e in mine])
+    rate = np.maximum(achieved, wire / dur)
+    a = b - wire / rate
+    cum = rate[:, None] * np.clip(edges[None, :] - a[:, None], 0.0, (b - a)[:, None])
+    moved = np.diff(cum.sum(axis=0))  # bytes per bin
     gbps = moved / width / 1e3
     peak = link if link > 0 else max(float(gbps.max()), 1e-9)
     label = f"{s.hardware.link or 'Link'} TX/RX GB/s"

@@ -10,6 +10,10 @@ from __future__ import annotations
 import bisect
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import attrgetter
+
+import numpy as np
 
 from ..scenarios.model import Category, Event, Rank, Scenario, TrackKind
 from .links import interconnect_row
@@ -53,8 +57,15 @@ def window_of(s: Scenario) -> tuple[float, float]:
     return steps[1][0], steps[3][1]
 
 
+_START, _DUR = attrgetter("start"), attrgetter("dur")
+
+
 def clip(events: list[Event], lo: float, hi: float) -> list[Event]:
-    return [e for e in events if e.end > lo and e.start < hi]
+    """The events overlapping [lo, hi), in their order (numpy mask: a track has thousands)."""
+    n = len(events)
+    starts = np.fromiter(map(_START, events), float, n)
+    inside = (starts < hi) & (starts + np.fromiter(map(_DUR, events), float, n) > lo)
+    return list(compress(events, inside.tolist()))
 
 
 def lane_of(events: list[Event]) -> str:
@@ -147,19 +158,21 @@ def _counter_rows(s: Scenario, rank: Rank, lo: float, hi: float, multi: bool) ->
     rows: list[Row] = []
     metrics = "GPU metrics · rank 0" if multi else "GPU metrics"
     for track in rank.tracks_of(TrackKind.COUNTER):
-        pairs = [(t, v) for t, v in zip(track.sample_times, track.sample_values, strict=True) if lo <= t < hi]
-        if not pairs:
+        times, values = np.asarray(track.sample_times, float), np.asarray(track.sample_values, float)
+        inside = (times >= lo) & (times < hi)
+        if not inside.any():
             continue
+        times, values = times[inside], values[inside]
         group = metrics if track.unit == "%" else "Serving"
-        scale = 100.0 if track.unit == "%" else max(max(p[1] for p in pairs), 1e-9)
+        scale = 100.0 if track.unit == "%" else max(float(values.max()), 1e-9)
         rows.append(Row(track.name, group, TrackKind.COUNTER, rank.rank, track.name,
-                        times=[p[0] for p in pairs], values=[p[1] for p in pairs], unit=track.unit, scale=scale))
+                        times=times.tolist(), values=values.tolist(), unit=track.unit, scale=scale))
     if multi:
         link = interconnect_row(s, rank, lo, hi)
         if link is not None:
-            times, values, label, peak = link
-            rows.append(Row(label, metrics, TrackKind.COUNTER, rank.rank, "interconnect", times=times,
-                            values=values, unit="GB/s", scale=peak))
+            bins, rates, label, peak = link
+            rows.append(Row(label, metrics, TrackKind.COUNTER, rank.rank, "interconnect", times=bins,
+                            values=rates, unit="GB/s", scale=peak))
     return rows
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import attrgetter
 
 import numpy as np
 from matplotlib.collections import LineCollection
@@ -90,26 +91,41 @@ def _rgba(color: str) -> tuple[float, float, float, float]:
     return (int(color[1:3], 16) / 255, int(color[3:5], 16) / 255, int(color[5:7], 16) / 255, 1.0)
 
 
-def _boxes(row: Row, lo: float, hi: float, px_per_ms: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Bar starts and ends in ms from `lo`, ordered by start, with separators cut; and which are instants."""
+_START, _DUR, _KEY = attrgetter("start"), attrgetter("dur"), attrgetter("category", "kind")
+
+
+def _extents(row: Row, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each event's start and end in ms from `lo`, clipped to the window (numpy, no per-event Python)."""
     n = len(row.events)
-    starts = np.fromiter(((max(e.start, lo) - lo) / 1000 for e in row.events), float, n)
-    ends = np.fromiter(((min(e.end, hi) - lo) / 1000 for e in row.events), float, n)
-    point = ends - starts <= 0
-    if n > 1:
-        order = np.argsort(starts, kind="stable")
-        s, t = starts[order], ends[order]
-        wide = (t - s) * px_per_ms >= COUNTABLE_PX
-        sep = SEPARATOR_PX / px_per_ms
+    starts = np.fromiter(map(_START, row.events), float, n)
+    ends = starts + np.fromiter(map(_DUR, row.events), float, n)
+    return (np.maximum(starts, lo) - lo) / 1000, (np.minimum(ends, hi) - lo) / 1000
+
+
+def _boxes(starts: np.ndarray, ends: np.ndarray, codes: np.ndarray, px_per_ms: float
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Bars (start, end in ms, colour code) to fill, from events that are not instants: separators cut between
+    touching bars wide enough to count, then runs of same-colour bars closer than a pixel merged into one
+    (thousands of sub-pixel kernels would otherwise be thousands of rectangles Agg fills to the same pixels)."""
+    order = np.argsort(starts, kind="stable")
+    s, t, c = starts[order], ends[order].copy(), codes[order]
+    wide = (t - s) * px_per_ms >= COUNTABLE_PX
+    if len(s) > 1:
         gap_px = (s[1:] - t[:-1]) * px_per_ms
         touching = (gap_px > -1.0) & (gap_px < SEPARATOR_PX)  # back to back, not nested (a range inside another)
         cut = touching & wide[:-1] & wide[1:]
-        t[:-1] = np.where(cut, np.minimum(t[:-1], s[1:] - sep), t[:-1])
-        ends = np.empty_like(ends)
-        ends[order] = t
+        t[:-1] = np.where(cut, np.minimum(t[:-1], s[1:] - SEPARATOR_PX / px_per_ms), t[:-1])
+    # Merge runs of one colour: time-order neighbours of the same colour less than a pixel apart, unless both
+    # are wide enough to count (those keep the separator cut above); overlapping ones always (a nested range
+    # adds nothing). A bar of another colour between them keeps them apart, so interleaved kinds still show.
+    if len(s) > 1:
+        gap_px = (s[1:] - t[:-1]) * px_per_ms
+        join = (c[1:] == c[:-1]) & (gap_px < 1.0) & (~(wide[1:] & wide[:-1]) | (gap_px <= -1.0))
+        first = np.flatnonzero(np.concatenate(([True], ~join)))
+        s, c = s[first], c[first]
+        t = np.maximum.reduceat(t, first)
     # Sub-pixel bars still need a pixel to be seen: widen them to ~0.7 px.
-    ends = np.maximum(ends, starts + 0.7 / px_per_ms)
-    return starts, ends, point
+    return s, np.maximum(t, s + 0.7 / px_per_ms), c
 
 
 def draw_rows(ax, rows: list[Row], window: tuple[float, float], th: Theme,  # type: ignore[no-untyped-def]
@@ -135,7 +151,9 @@ def draw_rows(ax, rows: list[Row], window: tuple[float, float], th: Theme,  # ty
 
     drawn = Drawn(row_y=ys)
     verts: list[np.ndarray] = []
-    colors: list[str] = []
+    colors: list[np.ndarray] = []  # per bar, an index into color_code
+    palette: dict[tuple[Category, str], int] = {}
+    color_code: dict[str, int] = {}
     labels: list[tuple[float, float, float, str, str]] = []
     markers_x: list[float] = []
     markers_y: list[float] = []
@@ -149,41 +167,40 @@ def draw_rows(ax, rows: list[Row], window: tuple[float, float], th: Theme,  # ty
         if not row.events:
             drawn.bars_px.append(np.zeros((0, 4)))
             continue
-        starts, ends, point = _boxes(row, lo, hi, px_per_ms)
+        starts, ends = _extents(row, lo, hi)
+        point = ends - starts <= 0
         if point.any():
             markers_x.extend(starts[point].tolist())
             markers_y.extend([y] * int(point.sum()))
             drawn.legend[LEGEND_NAMES[Category.MARKER]] = (th.categories[Category.MARKER], "marker")
         keep = ~point
+        keys = list(map(_KEY, row.events))
+        drawn_keys = keys if keep.all() else [k for k, p in zip(keys, point.tolist(), strict=True) if not p]
+        for key in dict.fromkeys(keys):
+            if key not in palette:
+                palette[key] = color_code.setdefault(bar_color(th, *key), len(color_code))
+        for key in dict.fromkeys(drawn_keys):  # an instant is a marker, not a bar of its category
+            drawn.legend.setdefault(legend_label(*key), (bar_color(th, *key), "bar"))
+        codes = np.fromiter(map(palette.__getitem__, keys), np.intp, len(keys))
         y0, y1 = y - height / 2, y + height / 2
-        s, t = starts[keep], ends[keep]
-        box = np.empty((len(s), 4, 2))
-        box[:, 0:2, 0] = s[:, None]
-        box[:, 2:4, 0] = t[:, None]
+        bs, bt, bc = _boxes(starts[keep], ends[keep], codes[keep], px_per_ms)
+        box = np.empty((len(bs), 4, 2))
+        box[:, 0:2, 0] = bs[:, None]
+        box[:, 2:4, 0] = bt[:, None]
         box[:, (0, 3), 1] = y0
         box[:, (1, 2), 1] = y1
         verts.append(box)
-        px = np.empty((len(s), 4))
-        px[:, 0], px[:, 2] = left + s * px_per_ms, left + t * px_per_ms
+        colors.append(bc)
+        px = np.empty((len(bs), 4))
+        px[:, 0], px[:, 2] = left + bs * px_per_ms, left + bt * px_per_ms
         px[:, 1], px[:, 3] = to_py(y1), to_py(y0)
         drawn.bars_px.append(px)
-        seen: dict[tuple[Category, str], str] = {}
-        for e, k in zip(row.events, keep, strict=True):
-            if not k:
-                continue
-            key = (e.category, e.kind)
-            color = seen.get(key)
-            if color is None:
-                color = seen[key] = bar_color(th, e.category, e.kind)
-                drawn.legend.setdefault(legend_label(e.category, e.kind), (color, "bar"))
-            colors.append(color)
         if label_bars:
-            for e, a, b in zip(row.events, starts, ends, strict=True):
-                if b - a > span_ms * 0.045:
-                    labels.append((b - a, (a + b) / 2, y, short_name(e.name),
-                                   _ink(bar_color(th, e.category, e.kind))))
+            for i in np.flatnonzero(ends - starts > span_ms * 0.045).tolist():
+                e, a, b = row.events[i], float(starts[i]), float(ends[i])
+                labels.append((b - a, (a + b) / 2, y, short_name(e.name), _ink(bar_color(th, e.category, e.kind))))
     if verts:
-        _add_bars(ax, np.concatenate(verts), colors)
+        _add_bars(ax, np.concatenate(verts), np.concatenate(colors), list(color_code))
     if markers_x:
         ax.scatter(markers_x, markers_y, marker="v", s=36, color=th.categories[Category.MARKER], zorder=3)
     if guides:
@@ -224,17 +241,18 @@ def draw_rows(ax, rows: list[Row], window: tuple[float, float], th: Theme,  # ty
     return drawn
 
 
-def _add_bars(ax, boxes: np.ndarray, colors: list[str]) -> None:  # type: ignore[no-untyped-def]
+def _add_bars(ax, boxes: np.ndarray, codes: np.ndarray, names: list[str]) -> None:  # type: ignore[no-untyped-def]
     """One compound path per colour: Agg fills thousands of rectangles from a single path much faster than
     a collection builds a Path object for each."""
-    names = np.asarray(colors)
-    for color in dict.fromkeys(colors):
-        rects = boxes[names == color]
+    for code, color in enumerate(names):
+        rects = boxes[codes == code]
+        if not len(rects):
+            continue
         verts = np.concatenate([rects, rects[:, :1]], axis=1).reshape(-1, 2)
-        codes = np.full(len(rects) * 5, Path.LINETO, dtype=np.uint8)
-        codes[::5] = Path.MOVETO
-        codes[4::5] = Path.CLOSEPOLY
-        path = Path(verts, codes)
+        ops = np.full(len(rects) * 5, Path.LINETO, dtype=np.uint8)
+        ops[::5] = Path.MOVETO
+        ops[4::5] = Path.CLOSEPOLY
+        path = Path(verts, ops)
         path.should_simplify = False  # simplification would merge touching rectangles and lose the separators
         patch = PathPatch(path, facecolor=color, edgecolor="none", linewidth=0, antialiased=False,
                           zorder=1, transform=ax.transData)

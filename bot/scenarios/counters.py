@@ -6,11 +6,14 @@ bin, so the rows agree with the kernel rows by construction (and the property te
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 import numpy as np
 
 from .model import Rank, Track, TrackKind
 from .sim import METRICS
 
+_START, _DUR, _ARGS, _KIND = attrgetter("start"), attrgetter("dur"), attrgetter("args"), attrgetter("kind")
 COUNTER_ROWS = (("SM Active %", 0), ("Tensor Active %", 1), ("DRAM Bandwidth %", 2))
 
 
@@ -23,17 +26,13 @@ def add_gpu_metrics(rank: Rank, span: tuple[float, float], samples: int | None =
     if samples is None:
         samples = int(min(max((hi - lo) / SAMPLE_US, MIN_SAMPLES), MAX_SAMPLES))
     edges = np.linspace(lo, hi, samples + 1)
-    starts: list[float] = []
-    ends: list[float] = []
-    levels: list[tuple[float, float, float]] = []
-    for track in rank.tracks_of(TrackKind.GPU_STREAM):
-        for e in track.events:
-            starts.append(e.start)
-            ends.append(e.end)
-            custom = e.args.get("_levels") if e.args else None
-            levels.append(custom if custom else METRICS.get(e.kind, METRICS["gemm"]))
-    s = np.asarray(starts)
-    t = np.asarray(ends)
+    events = [e for track in rank.tracks_of(TrackKind.GPU_STREAM) for e in track.events]
+    n = len(events)
+    s = np.fromiter(map(_START, events), float, n)
+    t = s + np.fromiter(map(_DUR, events), float, n)  # the same floats as Event.end
+    gemm = METRICS["gemm"]
+    levels = [(a.get("_levels") if a else None) or METRICS.get(k, gemm)
+              for a, k in zip(map(_ARGS, events), map(_KIND, events), strict=True)]
     lv = np.asarray(levels).reshape(-1, 3)
     width = edges[1] - edges[0]
     for name, col in COUNTER_ROWS:

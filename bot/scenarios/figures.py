@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import statistics
 from bisect import bisect_left
+from operator import attrgetter
 
-from .intervals import Interval, clip, gaps, intersect, total, union
+import numpy as np
+
+from .intervals import Interval, clip, gaps, intersect, total, union, union_arrays
 from .model import Category, Event, Rank, Trace, TrackKind
 from .sim import COMPUTE_STREAM
 
+_START, _DUR = attrgetter("start"), attrgetter("dur")
+
 
 def _intervals(events: list[Event]) -> list[Interval]:
-    return union((e.start, e.end) for e in events)
+    n = len(events)
+    starts = np.fromiter(map(_START, events), float, n)
+    return union_arrays(starts, starts + np.fromiter(map(_DUR, events), float, n))
 
 
 def rank_kernels(rank: Rank) -> tuple[list[Event], list[Event], list[Event]]:

@@ -5,13 +5,22 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable
 
+import numpy as np
+
 Interval = tuple[float, float]
+
+
+_NUMPY_FROM = 64  # below this many intervals the plain loop is faster than building arrays
 
 
 def union(intervals: Iterable[Interval]) -> list[Interval]:
     """Merge overlapping or touching intervals; the result is sorted and disjoint."""
+    items = intervals if isinstance(intervals, list) else list(intervals)
+    if len(items) >= _NUMPY_FROM:
+        arr = np.array(items, dtype=float).reshape(-1, 2)
+        return union_arrays(arr[:, 0], arr[:, 1])
     merged: list[Interval] = []
-    for start, end in sorted(intervals):
+    for start, end in sorted(items):
         if end <= start:
             continue
         if merged and start <= merged[-1][1]:
@@ -20,6 +29,20 @@ def union(intervals: Iterable[Interval]) -> list[Interval]:
         else:
             merged.append((start, end))
     return merged
+
+
+def union_arrays(starts: np.ndarray, ends: np.ndarray) -> list[Interval]:
+    """`union` of intervals given as start and end arrays (no arithmetic: the same floats come back)."""
+    keep = ends > starts
+    starts, ends = starts[keep], ends[keep]
+    if not len(starts):
+        return []
+    order = np.argsort(starts, kind="stable")
+    s = starts[order]
+    reach = np.maximum.accumulate(ends[order])  # furthest end so far: the end of the run being merged
+    first = np.flatnonzero(np.concatenate(([True], s[1:] > reach[:-1])))  # touching (==) still merges
+    last = np.concatenate((first[1:] - 1, [len(s) - 1]))
+    return list(zip(s[first].tolist(), reach[last].tolist(), strict=True))
 
 
 def total(intervals: Iterable[Interval]) -> float:

@@ -56,15 +56,14 @@ class Uniform:
     def __init__(self, rng: np.random.Generator, block: int = 4096) -> None:
         self.rng = rng
         self.block = block
-        self._buf = rng.random(block).tolist()
-        self._i = 0
+        self._next = iter(rng.random(block).tolist()).__next__
 
     def __call__(self, lo: float, hi: float) -> float:
-        if self._i == self.block:
-            self._buf = self.rng.random(self.block).tolist()
-            self._i = 0
-        x = self._buf[self._i]
-        self._i += 1
+        try:
+            x = self._next()
+        except StopIteration:  # the same draws, block by block, as one long stream
+            self._next = iter(self.rng.random(self.block).tolist()).__next__
+            x = self._next()
         return lo + (hi - lo) * x
 
 
@@ -142,22 +141,27 @@ class RankSim:
         args: dict[str, object] | None = None,
     ) -> Event:
         """Launch one kernel (or copy); returns the GPU event."""
+        u = self.u
         lo, hi = self.launch_us
-        cost = self.u(lo, hi)
+        cost = u(lo, hi)
         queued = self._queued
-        if stream == COMPUTE_STREAM and len(queued) >= self.queue_depth:
+        cpu = self.cpu
+        compute = stream == COMPUTE_STREAM
+        if compute and len(queued) >= self.queue_depth:
             # The launch queue is full: the call blocks until the oldest queued kernel starts.
             oldest = queued.popleft()
-            cost = max(cost, oldest - self.cpu + cost)
+            cost = max(cost, oldest - cpu + cost)
         self._correlation += 1
         corr = self._correlation
-        self.api.events.append(Event(api, self.cpu, cost, Category.LAUNCH, corr))
-        self.cpu += cost
-        start = max(self.cpu + 1.5, self.free[stream] + self.u(0.8, 2.5), after)
+        self.api.events.append(Event(api, cpu, cost, Category.LAUNCH, corr))
+        cpu += cost
+        self.cpu = cpu
+        free = self.free
+        start = max(cpu + 1.5, free[stream] + u(0.8, 2.5), after)
         ev = Event(name, start, gpu_us, category, corr, args, kind)
         self.streams[stream].events.append(ev)
-        self.free[stream] = start + gpu_us
-        if stream == COMPUTE_STREAM:
+        free[stream] = start + gpu_us
+        if compute:
             queued.append(start)
             if len(queued) > self.queue_depth:
                 queued.popleft()

@@ -61,7 +61,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         windows.append((t, step_end + 60.0))
         t = step_end + 60.0
     ranks = [_rank_with_launches(sim) for sim in sims]
-    busy = [float(np.mean([RankActivity(r).step(w)["compute_us"] for w in windows])) for r in ranks]
+    activity = [RankActivity(r) for r in ranks]  # once per rank: it merges all of the rank's kernels
+    busy = [float(np.mean([a.step(w)["compute_us"] for w in windows])) for a in activity]
     step_us = float(np.mean([w[1] - w[0] for w in windows]))
     bubble = [1.0 - b / step_us for b in busy]
     measured = float(np.mean(bubble))
