@@ -33,7 +33,7 @@ from bot.drills.hints import HINT_COSTS
 from bot.store.models import Appeal, Attempt
 
 from .test_appeals import MISSED
-from .test_slack import GOOD, Harness, _blocks, _drill_id, slack  # noqa: F401  (fixture)
+from .test_slack import GOOD, Harness, _blocks, _started, slack  # noqa: F401  (fixture)
 
 
 def _select(value: str) -> dict[str, Any]:
@@ -72,8 +72,7 @@ def _ruling(part: str, decision: str, credit: str = "1", note: str = "", remembe
 async def test_hint_button_then_appeal_modal_reviewer_ruling_and_dm(slack: Harness) -> None:  # noqa: F811
     h = slack
     await h.command("straggler")
-    await h.api.wait_for("files.completeUploadExternal")
-    drill_id = _drill_id(h.api)
+    drill_id = await _started(h)  # the drill message is out and its ts stored
     buttons = next(b for b in _blocks(h.api.of("chat.postMessage")[0].params) if b["type"] == "actions")
     assert HINT_ACTION in [e["action_id"] for e in buttons["elements"]]
 
@@ -147,7 +146,12 @@ async def test_hint_button_then_appeal_modal_reviewer_ruling_and_dm(slack: Harne
         body = await _view(h, RULING_MODAL, str(appeal_id), _ruling(part, "accept", note="fair point",
                            remember="tortoise of the job" if part == "signature" else None), "UADMIN")
         assert body == ""
-    told = [c for c in await h.api.wait_for("chat.postMessage", 6) if c.params.get("channel") == "UANA"]
+    told: list = []  # type: ignore[type-arg]
+    for _ in range(500):  # the rulings are told in the background: wait for the opening notice and all three
+        told = [c for c in h.api.of("chat.postMessage") if c.params.get("channel") == "UANA"]
+        if len(told) >= 4:
+            break
+        await asyncio.sleep(0.02)
     assert len(told) == 4
     assert all("was accepted" in c.params["text"] for c in told[1:])
     assert "Reviewer's note: fair point" in told[-1].params["text"]
