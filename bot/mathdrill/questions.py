@@ -141,7 +141,8 @@ def ridge(rng: random.Random, seed: int) -> Question:
     answer = peak / bw
     return Question(
         "ridge", seed,
-        f"{hw.name}: {say(peak)} dense BF16 TFLOP/s and {say(bw)} TB/s of HBM. Where is the roofline ridge point, "
+        f"{hw.name}: {say(peak)} dense BF16 TFLOP/s and {say(bw)} TB/s of {hw.memory_type} memory. "
+        "Where is the roofline ridge point, "
         "in FLOP/byte?",
         {"peak_tflops": peak, "bandwidth_tbps": bw}, sig(answer, 4), "FLOP/byte",
         "ridge = peak_tflops / bandwidth_tbps (TFLOP/s over TB/s: the 1e12s cancel)",
@@ -230,8 +231,8 @@ def itl_floor(rng: random.Random, seed: int) -> Question:
     answer = params * b / (tp * bw * 1e12) * 1e3
     return Question(
         "itl_floor", seed,
-        f"Decoding {name} with {b}-byte weights on {tp}×{hw.name} ({say(bw)} TB/s HBM each, tensor parallel "
-        f"over {tp}): every token reads all the weights once. What is the floor on inter-token latency, in ms?",
+        f"Decoding {name} with {b}-byte weights on {tp}×{hw.name} ({say(bw)} TB/s {hw.memory_type} each, "
+        f"tensor parallel over {tp}): every token reads all the weights once. What is the floor on inter-token latency, in ms?",
         {"params": params, "bytes_per_param": b, "gpus": tp, "bandwidth_tbps": bw}, sig(answer, 4), "ms",
         "ITL floor ms = params · bytes_per_param / (gpus · bandwidth_tbps · 1e12) · 1e3",
         f"{say(params)} · {b} = {say(params * b)} B over {tp} · {say(bw)}e12 B/s ≈ {answer:.2f} ms",
