@@ -232,7 +232,8 @@ def itl_floor(rng: random.Random, seed: int) -> Question:
     return Question(
         "itl_floor", seed,
         f"Decoding {name} with {b}-byte weights on {tp}×{hw.name} ({say(bw)} TB/s {hw.memory_type} each, "
-        f"tensor parallel over {tp}): every token reads all the weights once. What is the floor on inter-token latency, in ms?",
+        f"tensor parallel over {tp}): every token reads all the weights once. "
+        "What is the floor on inter-token latency, in ms?",
         {"params": params, "bytes_per_param": b, "gpus": tp, "bandwidth_tbps": bw}, sig(answer, 4), "ms",
         "ITL floor ms = params · bytes_per_param / (gpus · bandwidth_tbps · 1e12) · 1e3",
         f"{say(params)} · {b} = {say(params * b)} B over {tp} · {say(bw)}e12 B/s ≈ {answer:.2f} ms",
