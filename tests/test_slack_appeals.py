@@ -5,6 +5,7 @@ ruling modal → the appellant's DM, the board moved."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from typing import Any
 
@@ -49,11 +50,14 @@ async def _click(h: Harness, action: str, value: str, user: str, trigger: str = 
     assert took < 3.0
 
 
+SUBMISSIONS = itertools.count(1)  # each submission its own view id: a byte-identical request is a replay (401)
+
+
 async def _view(h: Harness, callback: str, metadata: str, values: dict[str, Any], user: str) -> str:
     status, body, took = await h.interactive({
         "type": "view_submission", "team": {"id": "T1"}, "user": {"id": user, "name": user.lower(),
                                                                   "team_id": "T1"},
-        "view": {"id": f"V{user}{len(h.api.calls)}", "type": "modal", "hash": "h", "callback_id": callback,
+        "view": {"id": f"V{user}{next(SUBMISSIONS)}", "type": "modal", "hash": "h", "callback_id": callback,
                  "private_metadata": metadata, "state": {"values": values}}})
     assert status == 200
     assert took < 3.0
