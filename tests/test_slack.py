@@ -99,15 +99,21 @@ class Harness:
         headers = {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_timeout"} if retry else None
         return await self.post(body, "application/json", headers=headers)
 
-    async def submit_modal(self, drill_id: int, text: str, user: str = "UANA", view_id: str = "V1"
-                           ) -> tuple[int, str, float]:
+    async def submit_view(self, callback: str, metadata: str, block: str, action: str, text: str,
+                          user: str = "UANA", view_id: str = "V1") -> tuple[int, str, float]:
+        """A modal with one text input submitted, as Slack sends it."""
         return await self.interactive({
             "type": "view_submission", "team": {"id": "T1"},
             "user": {"id": user, "name": user.lower(), "team_id": "T1"},
-            "view": {"id": view_id, "type": "modal", "hash": "h1", "callback_id": MODAL_CALLBACK,
-                     "private_metadata": f"{drill_id}|C1",
-                     "state": {"values": {ANSWER_BLOCK: {ANSWER_INPUT: {"type": "plain_text_input", "value": text}}}}},
+            "view": {"id": view_id, "type": "modal", "hash": "h1", "callback_id": callback,
+                     "private_metadata": metadata,
+                     "state": {"values": {block: {action: {"type": "plain_text_input", "value": text}}}}},
         })
+
+    async def submit_modal(self, drill_id: int, text: str, user: str = "UANA", view_id: str = "V1"
+                           ) -> tuple[int, str, float]:
+        return await self.submit_view(MODAL_CALLBACK, f"{drill_id}|C1", ANSWER_BLOCK, ANSWER_INPUT, text, user,
+                                      view_id)
 
 
 @pytest.fixture

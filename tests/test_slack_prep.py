@@ -30,7 +30,7 @@ from bot.store.prep_models import InterviewRound, InterviewSession, MathAnswer, 
 
 from .fakes.slack_api import FakeSlackAPI
 from .helpers import Clock
-from .test_slack import Harness
+from .test_slack import Harness, _blocks
 
 
 class PrepHarness(Harness):
@@ -63,12 +63,7 @@ class PrepHarness(Harness):
 
     async def submit(self, callback: str, metadata: str, block: str, action: str, text: str, user: str = "UANA",
                      view_id: str = "V1") -> tuple[int, str]:
-        status, body, _ = await self.interactive({
-            "type": "view_submission", "team": {"id": "T1"},
-            "user": {"id": user, "name": user.lower(), "team_id": "T1"},
-            "view": {"id": view_id, "type": "modal", "hash": "h1", "callback_id": callback,
-                     "private_metadata": metadata,
-                     "state": {"values": {block: {action: {"type": "plain_text_input", "value": text}}}}}})
+        status, body, _ = await self.submit_view(callback, metadata, block, action, text, user, view_id)
         return status, body
 
 
@@ -83,11 +78,6 @@ async def slack(database: Database) -> AsyncIterator[PrepHarness]:
     finally:
         await h.stop()
         await api.stop()
-
-
-def _blocks(params: dict[str, Any]) -> list[dict[str, Any]]:
-    b = params["blocks"]
-    return json.loads(b) if isinstance(b, str) else list(b)
 
 
 def dumps(value: object) -> str:
