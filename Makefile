@@ -35,8 +35,9 @@ demo: $(STAMP_RUN)  ## a solo drill in the terminal, on the embedded SQLite data
 test: $(STAMP_DEV)  ## install with dev extras and run the whole suite, one worker per core
 	$(BIN)/python -m pytest -q -n auto --dist worksteal
 
-lint: $(STAMP_DEV)
-	$(BIN)/ruff check bot tests benchmarks
+lint: $(STAMP_DEV)  ## style, complexity and types: what CI checks before the suite
+	$(BIN)/ruff format --check bot tests benchmarks docs
+	$(BIN)/ruff check bot tests benchmarks docs
 	$(BIN)/mypy
 
 bench: $(STAMP_DEV)

@@ -30,8 +30,10 @@ def replies(which: str) -> list[tuple[str, str]]:
 
 def import_ms() -> float:
     code = "import time; t=time.perf_counter(); import bot.grading; print((time.perf_counter()-t)*1000)"
-    runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                                 cwd=ROOT).stdout) for _ in range(5)]
+    runs = [
+        float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout)
+        for _ in range(5)
+    ]
     return statistics.median(runs)
 
 
@@ -54,10 +56,12 @@ def in_process(name: str, items: list[tuple[str, str]]) -> None:
     p99 = latencies[int(0.99 * len(latencies)) - 1]
     rate, cpu_rate = len(latencies) / total, len(latencies) / cpu
     words = statistics.mean(len(a.split()) for _, a in items)
-    print(f"{name} ({len(items):,} replies, {words:.0f} words on average), {len(latencies):,} grades: "
-          f"{rate:,.0f} grades/s wall ({rate / 2000:.1f}× the 2,000 target), {cpu_rate:,.0f} grades/s of CPU time; "
-          f"median {statistics.median(latencies):.2f} ms, p99 {p99:.2f} ms (target < 10 ms), "
-          f"max {latencies[-1]:.1f} ms")
+    print(
+        f"{name} ({len(items):,} replies, {words:.0f} words on average), {len(latencies):,} grades: "
+        f"{rate:,.0f} grades/s wall ({rate / 2000:.1f}× the 2,000 target), {cpu_rate:,.0f} grades/s of CPU time; "
+        f"median {statistics.median(latencies):.2f} ms, p99 {p99:.2f} ms (target < 10 ms), "
+        f"max {latencies[-1]:.1f} ms"
+    )
 
 
 def cold_start(items: list[tuple[str, str]]) -> None:
@@ -71,8 +75,9 @@ def cold_start(items: list[tuple[str, str]]) -> None:
     t0 = time.perf_counter()
     for sig, answer in items:  # cold stem and typo caches, as a freshly started bot sees them
         grade(sig, answer)
-    print(f"first pass over {len(items):,} replies (cold caches): {len(items) / (time.perf_counter() - t0):,.0f} "
-          f"grades/s")
+    print(
+        f"first pass over {len(items):,} replies (cold caches): {len(items) / (time.perf_counter() - t0):,.0f} grades/s"
+    )
 
 
 def whole_process(items: list[tuple[str, str]]) -> None:
@@ -83,16 +88,23 @@ def whole_process(items: list[tuple[str, str]]) -> None:
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        out = subprocess.run([sys.executable, "-m", "bot.cli", "grade", "--batch", str(path)], cwd=ROOT,
-                             capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            [sys.executable, "-m", "bot.cli", "grade", "--batch", str(path)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         seconds = time.perf_counter() - t0
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     graded = sum(1 for line in out.splitlines() if line.strip())
     assert graded == BATCH_REPLIES, graded
     rate = graded / seconds
-    print(f"tracedrill grade --batch, {graded:,} replies, whole process: {seconds:.2f} s = {rate:,.0f} grades/s "
-          f"(target ≥ 1,000; {rate / 1000:.1f}× target); CPU time {cpu:.2f} s = {graded / cpu:,.0f} grades/s of CPU")
+    print(
+        f"tracedrill grade --batch, {graded:,} replies, whole process: {seconds:.2f} s = {rate:,.0f} grades/s "
+        f"(target ≥ 1,000; {rate / 1000:.1f}× target); CPU time {cpu:.2f} s = {graded / cpu:,.0f} grades/s of CPU"
+    )
 
 
 def main() -> None:

@@ -16,8 +16,10 @@ from bot.grading.corpus import PARTS, Figures, evaluate, load_rows, rows_in
 def line(name: str, f: Figures) -> str:
     per_part = " / ".join(f"{f.per_part[p]:.3f}" for p in PARTS)
     exact = " / ".join(f"{f.exact[p]:.3f}" for p in PARTS)
-    return (f"{name:5} {f.rows:4} rows  per-part {per_part}  exact {exact}  "
-            f"stuffing earning {f.stuffing_scored} of {f.stuffing_rows}")
+    return (
+        f"{name:5} {f.rows:4} rows  per-part {per_part}  exact {exact}  "
+        f"stuffing earning {f.stuffing_scored} of {f.stuffing_rows}"
+    )
 
 
 def main() -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 from .drills.engine import DrillEngine
 from .drills.service import TeamService
@@ -25,11 +27,20 @@ class ConfigError(Exception):
 
 def build_core(settings: CoreSettings) -> tuple[DrillEngine, DrillScheduler, TeamService]:
     db = open_database(settings.database_url, settings)
-    engine = DrillEngine(db, {}, answer_seconds=settings.answer_seconds, theme=settings.theme,
-                         render_cache=RenderCache(directory=settings.render_dir))
-    scheduler = DrillScheduler(engine, poll_seconds=settings.leader_poll_seconds,
-                               sweep_seconds=settings.sweep_seconds, deployment=settings.deployment,
-                               stale_seconds=settings.leader_stale_seconds)
+    engine = DrillEngine(
+        db,
+        {},
+        answer_seconds=settings.answer_seconds,
+        theme=settings.theme,
+        render_cache=RenderCache(directory=settings.render_dir),
+    )
+    scheduler = DrillScheduler(
+        engine,
+        poll_seconds=settings.leader_poll_seconds,
+        sweep_seconds=settings.sweep_seconds,
+        deployment=settings.deployment,
+        stale_seconds=settings.leader_stale_seconds,
+    )
     engine.on_started.append(scheduler.schedule_reveal)
 
     def resync() -> None:
@@ -51,14 +62,25 @@ class ServePlan:
     health_port: int | None = None
 
 
-def plan_serve(settings: ServeSettings, *, platforms: str | None = None, http: bool | None = None,
-               host: str | None = None, port: int | None = None, health_port: int | None = None) -> ServePlan:
+def plan_serve(
+    settings: ServeSettings,
+    *,
+    platforms: str | None = None,
+    http: bool | None = None,
+    host: str | None = None,
+    port: int | None = None,
+    health_port: int | None = None,
+) -> ServePlan:
     """Flags win over the environment; TRACEDRILL_HTTP_PORT alone selects Slack's HTTP mode."""
     chosen = [p.strip().lower() for p in platforms.split(",") if p.strip()] if platforms else settings.platforms
     http_mode = bool(http) or (http is None and settings.http_port is not None) or port is not None
-    return ServePlan(platforms=chosen, http=http_mode, host=host or settings.host,
-                     port=port or settings.http_port or 3000,
-                     health_port=health_port if health_port is not None else settings.health_port)
+    return ServePlan(
+        platforms=chosen,
+        http=http_mode,
+        host=host or settings.host,
+        port=port or settings.http_port or 3000,
+        health_port=health_port if health_port is not None else settings.health_port,
+    )
 
 
 async def serve(plan: ServePlan) -> None:
@@ -107,14 +129,22 @@ def _check_slack(http: bool) -> None:
         raise ConfigError(f"{', '.join(blank)} is set but empty; give the real value or unset it")
     if http:
         if settings.signing_secret is None or not (settings.bot_token or settings.oauth):
-            raise ConfigError("HTTP mode needs SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN (or SLACK_CLIENT_ID and "
-                              "SLACK_CLIENT_SECRET for OAuth)")
+            raise ConfigError(
+                "HTTP mode needs SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN (or SLACK_CLIENT_ID and "
+                "SLACK_CLIENT_SECRET for OAuth)"
+            )
     elif settings.app_token is None or settings.bot_token is None:
         raise ConfigError("Socket Mode needs SLACK_APP_TOKEN and SLACK_BOT_TOKEN (or use --http)")
 
 
-async def _start_slack(engine: DrillEngine, service: TeamService, scheduler: DrillScheduler, health: Health,  # type: ignore[no-untyped-def]
-                       plan: ServePlan, prep: PrepServices | None = None):
+async def _start_slack(
+    engine: DrillEngine,
+    service: TeamService,
+    scheduler: DrillScheduler,
+    health: Health,
+    plan: ServePlan,
+    prep: PrepServices | None = None,
+) -> Coroutine[Any, Any, Any]:
     from aiohttp import web
 
     from .adapters.slack.app import PLATFORM, build_slack
@@ -157,8 +187,12 @@ def _check_discord() -> None:
         raise ConfigError("Discord needs DISCORD_TOKEN (the bot token from the Developer Portal)")
 
 
-def _start_discord(engine: DrillEngine, service: TeamService, health: Health,  # type: ignore[no-untyped-def]
-                   prep: PrepServices | None = None):
+def _start_discord(
+    engine: DrillEngine,
+    service: TeamService,
+    health: Health,
+    prep: PrepServices | None = None,
+) -> Coroutine[Any, Any, Any]:
     from .adapters.discord.bot import PLATFORM, TraceBot
     from .adapters.discord.settings import DiscordSettings
     from .adapters.slack.redact import install

@@ -16,9 +16,7 @@ signature_option = click.option(
     "--signature", "signature", type=click.Choice(SIGNATURE_IDS), required=True, help="Signature id."
 )
 seed_option = click.option("--seed", type=click.IntRange(0, MAX_SEED), required=True, help="Scenario seed.")
-difficulty_option = click.option(
-    "--difficulty", type=click.Choice(DIFFICULTIES), default="medium", show_default=True
-)
+difficulty_option = click.option("--difficulty", type=click.Choice(DIFFICULTIES), default="medium", show_default=True)
 
 
 @click.group(cls=FriendlyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -83,11 +81,13 @@ def export(signature: str, seed: int, difficulty: str, out_dir: Path) -> None:
 @click.option("--reveal", is_flag=True, help="Draw the annotated reveal picture instead of the drill.")
 @click.option("--theme", type=click.Choice(("light", "dark")), default="light", show_default=True)
 @click.option("--format", "fmt", type=click.Choice(("png", "text")), default="png", show_default=True)
-@click.option("--width", type=click.IntRange(50, 400), default=100, show_default=True,
-              help="Columns for --format text.")
+@click.option(
+    "--width", type=click.IntRange(50, 400), default=100, show_default=True, help="Columns for --format text."
+)
 @click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), required=True)
-def render(signature: str, seed: int, difficulty: str, reveal: bool, theme: str, fmt: str, width: int,
-           out_file: Path) -> None:
+def render(
+    signature: str, seed: int, difficulty: str, reveal: bool, theme: str, fmt: str, width: int, out_file: Path
+) -> None:
     """Draw a scenario as a PNG timeline (or a Unicode text timeline) into a file."""
     from .scenarios.registry import generate
 
@@ -113,13 +113,24 @@ def render(signature: str, seed: int, difficulty: str, reveal: bool, theme: str,
 @click.option("--signature", "signature", type=click.Choice(SIGNATURE_IDS), help="The true signature.")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), help="Grade against this scenario's own figures.")
 @difficulty_option
-@click.option("--batch", "batch", type=click.File("r", encoding="utf-8", errors="replace"),
-              help="JSON lines {signature, answer, seed?, difficulty?}; '-' for stdin.")
+@click.option(
+    "--batch",
+    "batch",
+    type=click.File("r", encoding="utf-8", errors="replace"),
+    help="JSON lines {signature, answer, seed?, difficulty?}; '-' for stdin.",
+)
 @click.option("--human", is_flag=True, help="Print the feedback table instead of JSON.")
 @click.option("--explain", is_flag=True, help="Print the grade and which concepts and rules matched where.")
 @click.argument("answer", required=False)
-def grade_command(signature: str | None, seed: int | None, difficulty: str, batch: TextIO | None, human: bool,
-                  explain: bool, answer: str | None) -> None:
+def grade_command(
+    signature: str | None,
+    seed: int | None,
+    difficulty: str,
+    batch: TextIO | None,
+    human: bool,
+    explain: bool,
+    answer: str | None,
+) -> None:
     """Grade a free-text diagnosis (or a batch of them) and print JSON."""
     from .grading.batch import grade_line, grade_one
 
@@ -152,13 +163,27 @@ def grade_command(signature: str | None, seed: int | None, difficulty: str, batc
 @click.option("--no-timer", is_flag=True, help="No countdown and no deadline.")
 @click.option("--user", "user", default=None, help="Your name on the leaderboard (default: $USER).")
 @click.option("--open", "open_picture", is_flag=True, help="Open the picture in the system viewer.")
-@click.option("--from-trace", "from_trace", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              default=None, help="Drill on your own Kineto trace (.json / .json.gz) instead of a synthetic one.")
+@click.option(
+    "--from-trace",
+    "from_trace",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Drill on your own Kineto trace (.json / .json.gz) instead of a synthetic one.",
+)
 @click.option("--math", "math_drill", is_flag=True, help="A 30-second mental-math question instead of a trace.")
 @click.option("--database-url", envvar="DATABASE_URL", default=None)
-def play(signature: str | None, difficulty: str | None, seed: int | None, minutes: float, no_timer: bool,
-         user: str | None, open_picture: bool, from_trace: Path | None, math_drill: bool,
-         database_url: str | None) -> None:
+def play(
+    signature: str | None,
+    difficulty: str | None,
+    seed: int | None,
+    minutes: float,
+    no_timer: bool,
+    user: str | None,
+    open_picture: bool,
+    from_trace: Path | None,
+    math_drill: bool,
+    database_url: str | None,
+) -> None:
     """Solo practice: one drill, your diagnosis, the grade and the full reveal."""
     import asyncio
 
@@ -195,19 +220,35 @@ def play(signature: str | None, difficulty: str | None, seed: int | None, minute
 
 
 @main.command()
-@click.option("--platform", "platforms", default=None,
-              help="Comma-separated chat platforms: slack, discord, or slack,discord.  [env: TRACEDRILL_PLATFORM; "
-                   "default: slack]")
-@click.option("--http/--socket-mode", "http", default=None,
-              help="Slack: serve HTTP (/slack/events) or use Socket Mode.  [default: HTTP when TRACEDRILL_HTTP_PORT "
-                   "is set]")
+@click.option(
+    "--platform",
+    "platforms",
+    default=None,
+    help="Comma-separated chat platforms: slack, discord, or slack,discord.  [env: TRACEDRILL_PLATFORM; "
+    "default: slack]",
+)
+@click.option(
+    "--http/--socket-mode",
+    "http",
+    default=None,
+    help="Slack: serve HTTP (/slack/events) or use Socket Mode.  [default: HTTP when TRACEDRILL_HTTP_PORT is set]",
+)
 @click.option("--host", default=None, help="Address to listen on.  [env: TRACEDRILL_HOST; default: 0.0.0.0]")
-@click.option("--port", type=click.IntRange(1, 65535), default=None,
-              help="Slack HTTP port (implies --http).  [env: TRACEDRILL_HTTP_PORT; default: 3000]")
-@click.option("--health-port", type=click.IntRange(1, 65535), default=None,
-              help="Serve /healthz and /readyz on this port too.  [env: TRACEDRILL_HEALTH_PORT]")
-def serve(platforms: str | None, http: bool | None, host: str | None, port: int | None,
-          health_port: int | None) -> None:
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=None,
+    help="Slack HTTP port (implies --http).  [env: TRACEDRILL_HTTP_PORT; default: 3000]",
+)
+@click.option(
+    "--health-port",
+    type=click.IntRange(1, 65535),
+    default=None,
+    help="Serve /healthz and /readyz on this port too.  [env: TRACEDRILL_HEALTH_PORT]",
+)
+def serve(
+    platforms: str | None, http: bool | None, host: str | None, port: int | None, health_port: int | None
+) -> None:
     """Run the bot: scheduler, drills and the chat adapters (configured by environment variables)."""
     import asyncio
     import logging
@@ -222,8 +263,9 @@ def serve(platforms: str | None, http: bool | None, host: str | None, port: int 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     engine()  # compile the rubrics once at start-up, before any answer arrives (and fail here if one is broken)
     try:
-        plan = plan_serve(ServeSettings(), platforms=platforms, http=http, host=host, port=port,
-                          health_port=health_port)
+        plan = plan_serve(
+            ServeSettings(), platforms=platforms, http=http, host=host, port=port, health_port=health_port
+        )
         asyncio.run(run_serve(plan))
     except ValidationError as exc:
         first = exc.errors()[0]
@@ -256,8 +298,13 @@ def healthcheck() -> None:
 @main.command()
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the figures and findings as JSON.")
-@click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also draw the trace (a representative stretch, annotated) to this PNG.")
+@click.option(
+    "--out",
+    "out_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also draw the trace (a representative stretch, annotated) to this PNG.",
+)
 def analyze(path: Path, as_json: bool, out_file: Path | None) -> None:
     """Run the reading order on a Kineto / Chrome trace (file, .json.gz, or a folder of rank files)."""
     from .analyze.bounded import analyze_file

@@ -23,13 +23,19 @@ def _user_name(value: str, hint: str = "--user") -> str:
 def _workspace(value: str) -> tuple[str, str]:
     platform, _, external = value.partition(":")
     if platform not in ("terminal", "slack", "discord") or not external or len(external) > 64:
-        raise click.BadParameter("use PLATFORM:ID, e.g. terminal:local, slack:T0123, discord:123456",
-                                 param_hint="--workspace")
+        raise click.BadParameter(
+            "use PLATFORM:ID, e.g. terminal:local, slack:T0123, discord:123456", param_hint="--workspace"
+        )
     return platform, external
 
 
-workspace_option = click.option("--workspace", "workspace", default="terminal:local", show_default=True,
-                                help="PLATFORM:ID of the workspace (the local terminal one by default).")
+workspace_option = click.option(
+    "--workspace",
+    "workspace",
+    default="terminal:local",
+    show_default=True,
+    help="PLATFORM:ID of the workspace (the local terminal one by default).",
+)
 
 
 @click.command("hint")
@@ -59,8 +65,14 @@ def drill_hint(drill_id: int, user: str, database_url: str | None, as_json: bool
 @click.argument("drill_id", type=click.IntRange(1, 2**31 - 1))
 @click.option("--user", "user", required=True)
 @click.option("--reason", "reason", required=True, help="Why the grade is wrong (at most 1,000 characters).")
-@click.option("--part", "part", type=click.Choice(("all", *PARTS)), default="all", show_default=True,
-              help="Which part you contest; 'all' lets the reviewer rule on each.")
+@click.option(
+    "--part",
+    "part",
+    type=click.Choice(("all", *PARTS)),
+    default="all",
+    show_default=True,
+    help="Which part you contest; 'all' lets the reviewer rule on each.",
+)
 @database_option
 @json_option
 def appeal(drill_id: int, user: str, reason: str, part: str, database_url: str | None, as_json: bool) -> None:
@@ -78,8 +90,11 @@ def appeal(drill_id: int, user: str, reason: str, part: str, database_url: str |
         _fail(exc)
     finally:
         engine.db.dispose()
-    _out({"appeal_id": info.appeal_id, "status": info.status}, as_json,
-         f"Appeal #{info.appeal_id} on drill #{drill_id} is open; a reviewer will rule on it.")
+    _out(
+        {"appeal_id": info.appeal_id, "status": info.status},
+        as_json,
+        f"Appeal #{info.appeal_id} on drill #{drill_id} is open; a reviewer will rule on it.",
+    )
 
 
 @click.group("appeals")
@@ -103,8 +118,14 @@ def appeals_list(status: str | None, workspace: str, database_url: str | None, a
         rows = asyncio.run(AppealService(engine).list_appeals(platform, external, status))
     finally:
         engine.db.dispose()
-    human = "\n".join(f"#{r.appeal_id} drill #{r.drill_id} {r.user} [{r.status}] part {r.part}: {r.reason}\n"
-                      f"    answer: {r.answer[:200]}" for r in rows) or "no appeals"
+    human = (
+        "\n".join(
+            f"#{r.appeal_id} drill #{r.drill_id} {r.user} [{r.status}] part {r.part}: {r.reason}\n"
+            f"    answer: {r.answer[:200]}"
+            for r in rows
+        )
+        or "no appeals"
+    )
     _out([r.as_dict() for r in rows], as_json, human)
 
 
@@ -112,17 +133,35 @@ def appeals_list(status: str | None, workspace: str, database_url: str | None, a
 @click.argument("appeal_id", type=click.IntRange(1, 2**31 - 1))
 @click.option("--accept/--reject", "accept", default=None, help="The ruling.")
 @click.option("--part", "part", type=click.Choice(PARTS), required=True)
-@click.option("--credit", type=click.Choice(("0", "0.5", "1")), default=None,
-              help="Credit for the part when accepting (default 1).")
+@click.option(
+    "--credit",
+    type=click.Choice(("0", "0.5", "1")),
+    default=None,
+    help="Credit for the part when accepting (default 1).",
+)
 @click.option("--reviewer", "reviewer", required=True)
 @click.option("--note", "note", default="", help="A note for the appellant.")
-@click.option("--remember", "remember", default=None,
-              help="Remember this short wording from the reply as a synonym for the part, in this workspace.")
+@click.option(
+    "--remember",
+    "remember",
+    default=None,
+    help="Remember this short wording from the reply as a synonym for the part, in this workspace.",
+)
 @workspace_option
 @database_option
 @json_option
-def appeals_resolve(appeal_id: int, accept: bool | None, part: str, credit: str | None, reviewer: str, note: str,
-                    remember: str | None, workspace: str, database_url: str | None, as_json: bool) -> None:
+def appeals_resolve(
+    appeal_id: int,
+    accept: bool | None,
+    part: str,
+    credit: str | None,
+    reviewer: str,
+    note: str,
+    remember: str | None,
+    workspace: str,
+    database_url: str | None,
+    as_json: bool,
+) -> None:
     """Rule on one part of an appeal; accepting regrades the attempt (points and boards move)."""
     from .drills.appeals import AppealService
     from .drills.errors import DrillError
@@ -135,10 +174,20 @@ def appeals_resolve(appeal_id: int, accept: bool | None, part: str, credit: str 
     engine, _ = local_engine(database_url, _echo_for(as_json))
     service = AppealService(engine)
     try:
-        ruling = asyncio.run(service.resolve(platform, external, appeal_id, accept=accept, part=part,
-                                             reviewer=name, credit=None if credit is None else float(credit),
-                                             note=note, remember=remember,
-                                             told=platform == "terminal"))  # the terminal reads it here
+        ruling = asyncio.run(
+            service.resolve(
+                platform,
+                external,
+                appeal_id,
+                accept=accept,
+                part=part,
+                reviewer=name,
+                credit=None if credit is None else float(credit),
+                note=note,
+                remember=remember,
+                told=platform == "terminal",
+            )
+        )  # the terminal reads it here
     except DrillError as exc:
         _fail(exc)
     finally:
@@ -148,8 +197,12 @@ def appeals_resolve(appeal_id: int, accept: bool | None, part: str, credit: str 
 
 @appeals.command("export")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), required=True)
-@click.option("--workspace", "workspace", default=None,
-              help="PLATFORM:ID to export one workspace (default: every workspace in the database).")
+@click.option(
+    "--workspace",
+    "workspace",
+    default=None,
+    help="PLATFORM:ID to export one workspace (default: every workspace in the database).",
+)
 @database_option
 def appeals_export(out_file: Path, workspace: str | None, database_url: str | None) -> None:
     """Write accepted appeals as labelled replies in the grader corpus format (JSON lines)."""
@@ -177,8 +230,9 @@ def appeals_export(out_file: Path, workspace: str | None, database_url: str | No
 @workspace_option
 @database_option
 @json_option
-def appeals_reviewers(action: str, who: str | None, is_group: bool, workspace: str, database_url: str | None,
-                      as_json: bool) -> None:
+def appeals_reviewers(
+    action: str, who: str | None, is_group: bool, workspace: str, database_url: str | None, as_json: bool
+) -> None:
     """Who may rule besides workspace admins: list, or add a person (platform user id) or --group."""
     from .drills.appeals import AppealService
     from .local import local_engine
@@ -195,8 +249,11 @@ def appeals_reviewers(action: str, who: str | None, is_group: bool, workspace: s
         rows = asyncio.run(service.reviewers(platform, external))
     finally:
         engine.db.dispose()
-    _out([{"kind": k, "id": i} for k, i in rows], as_json,
-         "\n".join(f"{k} {i}" for k, i in rows) or "no reviewers set: workspace admins rule")
+    _out(
+        [{"kind": k, "id": i} for k, i in rows],
+        as_json,
+        "\n".join(f"{k} {i}" for k, i in rows) or "no reviewers set: workspace admins rule",
+    )
 
 
 def register(main: click.Group) -> None:

@@ -52,21 +52,31 @@ def friendly(exc: BaseException) -> FriendlyError | None:
         said = _driver_message(exc)
         low = said.lower()
         if "unable to open database file" in low:
-            return FriendlyError("cannot open the SQLite database file",
-                                 "check that its folder exists and is writable, or point DATABASE_URL elsewhere")
+            return FriendlyError(
+                "cannot open the SQLite database file",
+                "check that its folder exists and is writable, or point DATABASE_URL elsewhere",
+            )
         if "readonly database" in low or "read-only" in low:
-            return FriendlyError("the SQLite database is read-only",
-                                 "make the file and its folder writable by this user")
+            return FriendlyError(
+                "the SQLite database is read-only", "make the file and its folder writable by this user"
+            )
         if "does not exist" in low and "role" in low:
             return FriendlyError(f"PostgreSQL: {said}", "check the user name in DATABASE_URL")
         if "does not exist" in low and "database" in low:
             return FriendlyError(f"PostgreSQL: {said}", "create it (createdb NAME) or fix the name in DATABASE_URL")
         if "password authentication failed" in low:
             return FriendlyError(f"PostgreSQL: {said}", "check the user and password in DATABASE_URL")
-        if "connection refused" in low or "could not connect" in low or "connection failed" in low \
-                or "timeout" in low or "name or service not known" in low:
-            return FriendlyError(f"cannot connect to the database: {said}",
-                                 "is the server running, and are the host and port in DATABASE_URL right?")
+        if (
+            "connection refused" in low
+            or "could not connect" in low
+            or "connection failed" in low
+            or "timeout" in low
+            or "name or service not known" in low
+        ):
+            return FriendlyError(
+                f"cannot connect to the database: {said}",
+                "is the server running, and are the host and port in DATABASE_URL right?",
+            )
         if "no such table" in low or "undefinedtable" in low or ("relation" in low and "does not exist" in low):
             return FriendlyError(f"the database schema is missing or old: {said}", "run `tracedrill db upgrade`")
         return FriendlyError(f"database error: {said}", "check DATABASE_URL and that the database is reachable")

@@ -14,14 +14,25 @@ from .mathdrill.questions import KINDS, MAX_SEED
 @click.option("--kind", type=click.Choice(KINDS), default=None, help="Question kind (default: the seed picks).")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=None, help="Fixes the question.")
 @click.option("--json", "as_json", is_flag=True, help="Print the question as JSON instead of asking it.")
-@click.option("--check", "check_value", default=None, metavar="VALUE",
-              help="Judge VALUE against the question fixed by --kind/--seed; prints JSON.")
-@click.option("--tolerance", type=click.FloatRange(0.0, 1.0, min_open=True), default=None,
-              help="Relative tolerance for --check and answers (default 0.05 = ±5%).")
-@click.option("--rounds", type=click.IntRange(1, 100), default=1, show_default=True,
-              help="Interactive: how many questions.")
-def math_command(kind: str | None, seed: int | None, as_json: bool, check_value: str | None,
-                 tolerance: float | None, rounds: int) -> None:
+@click.option(
+    "--check",
+    "check_value",
+    default=None,
+    metavar="VALUE",
+    help="Judge VALUE against the question fixed by --kind/--seed; prints JSON.",
+)
+@click.option(
+    "--tolerance",
+    type=click.FloatRange(0.0, 1.0, min_open=True),
+    default=None,
+    help="Relative tolerance for --check and answers (default 0.05 = ±5%).",
+)
+@click.option(
+    "--rounds", type=click.IntRange(1, 100), default=1, show_default=True, help="Interactive: how many questions."
+)
+def math_command(
+    kind: str | None, seed: int | None, as_json: bool, check_value: str | None, tolerance: float | None, rounds: int
+) -> None:
     """Thirty-second mental math: busbw, bubble, ridge, MFU, intensity, KV cache, ITL floor, all-gather…"""
     import random
 
@@ -56,8 +67,9 @@ def math_command(kind: str | None, seed: int | None, as_json: bool, check_value:
 
 
 @click.command()
-@click.option("--rounds", type=click.IntRange(1, 10), default=3, show_default=True,
-              help="Drills, rising from easy to hard.")
+@click.option(
+    "--rounds", type=click.IntRange(1, 10), default=3, show_default=True, help="Drills, rising from easy to hard."
+)
 @click.option("--user", "user", default=None, help="Your name (default: $USER).")
 @click.option("--seed", type=click.IntRange(0, 2**31 - 1), default=None, help="Fixes the rounds.")
 def interview(rounds: int, user: str | None, seed: int | None) -> None:

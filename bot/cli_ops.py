@@ -12,8 +12,12 @@ import click
 
 from .scenarios.ids import DIFFICULTIES, MAX_SEED, SIGNATURE_IDS
 
-database_option = click.option("--database-url", envvar="DATABASE_URL", default=None,
-                               help="SQLAlchemy URL (default: DATABASE_URL, then the embedded SQLite file).")
+database_option = click.option(
+    "--database-url",
+    envvar="DATABASE_URL",
+    default=None,
+    help="SQLAlchemy URL (default: DATABASE_URL, then the embedded SQLite file).",
+)
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
 
@@ -63,12 +67,25 @@ def drill() -> None:
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=None)
 @click.option("--difficulty", type=click.Choice(DIFFICULTIES), default=None)
 @click.option("--duration", type=click.IntRange(10, 24 * 3600), default=None, help="Seconds to answer.")
-@click.option("--from-trace", "from_trace", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              default=None, help="Make the drill from a real Kineto trace (its analysis gives the answer).")
+@click.option(
+    "--from-trace",
+    "from_trace",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Make the drill from a real Kineto trace (its analysis gives the answer).",
+)
 @database_option
 @json_option
-def drill_start(channel: str, signature: str | None, seed: int | None, difficulty: str | None,
-                duration: int | None, from_trace: Path | None, database_url: str | None, as_json: bool) -> None:
+def drill_start(
+    channel: str,
+    signature: str | None,
+    seed: int | None,
+    difficulty: str | None,
+    duration: int | None,
+    from_trace: Path | None,
+    database_url: str | None,
+    as_json: bool,
+) -> None:
     """Post a drill to a terminal channel (the answer is hidden until the reveal)."""
     from .adapters.terminal.chat import channel_ref
     from .analyze.service import AnalysisError
@@ -83,8 +100,14 @@ def drill_start(channel: str, signature: str | None, seed: int | None, difficult
         if from_trace is not None:
             data = await asyncio.to_thread(from_trace.read_bytes)
             trace_id, _sig = await engine.store_trace(channel_ref(name), from_trace.name, data)
-        return await engine.start(channel_ref(name), signature=signature, seed=seed, difficulty=difficulty,
-                                  duration_seconds=duration, trace_id=trace_id)
+        return await engine.start(
+            channel_ref(name),
+            signature=signature,
+            seed=seed,
+            difficulty=difficulty,
+            duration_seconds=duration,
+            trace_id=trace_id,
+        )
 
     try:
         started = asyncio.run(run())
@@ -92,11 +115,20 @@ def drill_start(channel: str, signature: str | None, seed: int | None, difficult
         _fail(exc)
     finally:
         engine.db.dispose()  # close pooled connections before exit (PostgreSQL warns about open ones)
-    data = {"drill_id": started.id, "channel": f"terminal:{name}", "difficulty": started.difficulty,
-            "posted_at": started.posted_at.isoformat(), "deadline": started.deadline.isoformat(),
-            "image": started.message.message if started.message else None}
-    _out(data, as_json, f"Answer before {started.deadline.isoformat()} with: "
-                        f"tracedrill drill answer {started.id} --user NAME --text '…'")
+    data = {
+        "drill_id": started.id,
+        "channel": f"terminal:{name}",
+        "difficulty": started.difficulty,
+        "posted_at": started.posted_at.isoformat(),
+        "deadline": started.deadline.isoformat(),
+        "image": started.message.message if started.message else None,
+    }
+    _out(
+        data,
+        as_json,
+        f"Answer before {started.deadline.isoformat()} with: "
+        f"tracedrill drill answer {started.id} --user NAME --text '…'",
+    )
 
 
 @drill.command("answer")
@@ -123,8 +155,13 @@ def drill_answer(drill_id: int, user: str, text: str, database_url: str | None, 
     finally:
         engine.db.dispose()
     # Points stay hidden until the reveal (null), or a player could answer, look, and revise; the key stays.
-    data: dict[str, Any] = {"drill_id": drill_id, "user": user, "status": outcome.status,
-                            "late": outcome.late, "points": outcome.points if outcome.late else None}
+    data: dict[str, Any] = {
+        "drill_id": drill_id,
+        "user": user,
+        "status": outcome.status,
+        "late": outcome.late,
+        "points": outcome.points if outcome.late else None,
+    }
     if outcome.late:  # graded privately, not scored
         data |= {"score": outcome.grade.score, "feedback": outcome.grade.feedback()}
     human = outcome.private_text() + (f"\n{outcome.grade.feedback()}" if outcome.late else "")
@@ -153,8 +190,10 @@ def drill_reveal_due(database_url: str | None, as_json: bool) -> None:
         first = failed[0][1]
         nice = friendly(first)
         reason = nice.message if nice else " ".join(str(first).split())[:160]
-        raise FriendlyError(f"{len(failed)} due drill(s) not revealed ({ids}): {reason}",
-                            nice.hint if nice else "run `tracedrill drill reveal-due` again; nothing was lost")
+        raise FriendlyError(
+            f"{len(failed)} due drill(s) not revealed ({ids}): {reason}",
+            nice.hint if nice else "run `tracedrill drill reveal-due` again; nothing was lost",
+        )
 
 
 @drill.command("list")
@@ -166,9 +205,14 @@ def drill_list(database_url: str | None, as_json: bool) -> None:
     from .reports import list_terminal_drills
 
     rows = list_terminal_drills(open_database(database_url))
-    human = "\n".join(f"#{r['drill_id']} {r['channel']} posted {r['posted_at']} answers {r['answers']} "
-                      f"{'revealed: ' + str(r['signature']) if r['revealed'] else 'open until ' + r['deadline']}"
-                      for r in rows) or "no drills yet"
+    human = (
+        "\n".join(
+            f"#{r['drill_id']} {r['channel']} posted {r['posted_at']} answers {r['answers']} "
+            f"{'revealed: ' + str(r['signature']) if r['revealed'] else 'open until ' + r['deadline']}"
+            for r in rows
+        )
+        or "no drills yet"
+    )
     _out(rows, as_json, human)
 
 
@@ -191,8 +235,12 @@ def leaderboard(channel: str | None, solo: bool, period: str, database_url: str 
         rows = terminal_leaderboard(db, name, period, solo=solo)
     finally:
         db.dispose()
-    human = "\n".join(f"{r.rank:>2}. {r.user:<20} {r.points:>6} pts  {r.answers} answers  mean {r.mean_score:.2f}"
-                      for r in rows) or "no answers in this period"
+    human = (
+        "\n".join(
+            f"{r.rank:>2}. {r.user:<20} {r.points:>6} pts  {r.answers} answers  mean {r.mean_score:.2f}" for r in rows
+        )
+        or "no answers in this period"
+    )
     _out([asdict(r) for r in rows], as_json, human)
 
 
@@ -227,11 +275,17 @@ def _group_call(action: str, name: str | None, user: str, database_url: str | No
         result = group_action(open_database(database_url), action, name, user)
     except GroupError as exc:
         _fail(exc)
-    _out(result, as_json, json.dumps(result, ensure_ascii=False) if action != "list" else
-         "\n".join(f"{g['name']} ({g['members']} members)" for g in result) or "no groups yet")
+    _out(
+        result,
+        as_json,
+        json.dumps(result, ensure_ascii=False)
+        if action != "list"
+        else "\n".join(f"{g['name']} ({g['members']} members)" for g in result) or "no groups yet",
+    )
 
 
 for _action in ("create", "join", "leave"):
+
     @group.command(_action)
     @click.argument("name")
     @click.option("--user", "user", required=True)

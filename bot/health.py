@@ -41,8 +41,11 @@ def database_state(engine: Engine) -> DatabaseState:
         with engine.connect() as conn:
             conn.execute(text("SELECT 1"))
             # Read Alembic's table directly: MigrationContext logs at INFO on every probe.
-            revision = (conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
-                        if inspect(conn).has_table("alembic_version") else None)
+            revision = (
+                conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+                if inspect(conn).has_table("alembic_version")
+                else None
+            )
     except Exception as exc:  # any driver or network error means "not reachable"; the reason goes in the JSON
         return DatabaseState(reachable=False, head=head, error=type(exc).__name__)
     return DatabaseState(reachable=True, revision=revision, head=head)
@@ -65,8 +68,13 @@ class Health:
         ready = db.at_head and all(connected.values())
         return {
             "status": "ready" if ready else "not ready",
-            "database": {"reachable": db.reachable, "revision": db.revision, "head": db.head,
-                         "at_head": db.at_head, "error": db.error},
+            "database": {
+                "reachable": db.reachable,
+                "revision": db.revision,
+                "head": db.head,
+                "at_head": db.at_head,
+                "error": db.error,
+            },
             "scheduler": "leader" if self.is_leader() else "follower",
             "platforms": connected,
         }

@@ -22,16 +22,33 @@ def list_terminal_drills(db: Database, limit: int = 50) -> list[dict[str, Any]]:
         ws = repo.find_workspace(s, PLATFORM, WORKSPACE)
         if ws is None:
             return []
-        answers = (select(Attempt.drill_id, func.count().label("n")).where(Attempt.late.is_(False))
-                   .group_by(Attempt.drill_id).subquery())
-        q = (select(Drill, Channel.external_id, answers.c.n).join(Channel, Channel.id == Drill.channel_id)
-             .outerjoin(answers, answers.c.drill_id == Drill.id).where(Drill.workspace_id == ws.id)
-             .order_by(Drill.id.desc()).limit(limit))
-        return [{"drill_id": d.id, "channel": f"terminal:{ch}", "posted_at": d.posted_at.isoformat(),
-                 "deadline": d.deadline_at.isoformat(), "revealed": d.revealed_at is not None,
-                 "signature": d.signature if d.revealed_at is not None else None,
-                 "difficulty": d.difficulty, "answers": int(n or 0)}
-                for d, ch, n in s.execute(q)]
+        answers = (
+            select(Attempt.drill_id, func.count().label("n"))
+            .where(Attempt.late.is_(False))
+            .group_by(Attempt.drill_id)
+            .subquery()
+        )
+        q = (
+            select(Drill, Channel.external_id, answers.c.n)
+            .join(Channel, Channel.id == Drill.channel_id)
+            .outerjoin(answers, answers.c.drill_id == Drill.id)
+            .where(Drill.workspace_id == ws.id)
+            .order_by(Drill.id.desc())
+            .limit(limit)
+        )
+        return [
+            {
+                "drill_id": d.id,
+                "channel": f"terminal:{ch}",
+                "posted_at": d.posted_at.isoformat(),
+                "deadline": d.deadline_at.isoformat(),
+                "revealed": d.revealed_at is not None,
+                "signature": d.signature if d.revealed_at is not None else None,
+                "difficulty": d.difficulty,
+                "answers": int(n or 0),
+            }
+            for d, ch, n in s.execute(q)
+        ]
 
 
 def terminal_leaderboard(db: Database, channel: str | None, period: str, *, solo: bool = False) -> list[BoardRow]:
@@ -40,8 +57,7 @@ def terminal_leaderboard(db: Database, channel: str | None, period: str, *, solo
         ch = repo.find_channel(s, ws, channel) if ws and channel else None
         if ws is None or (channel and ch is None):
             return []
-        scope, scope_id, tz = ("channel", ch.id, ch.timezone) if ch else ("solo" if solo else "workspace", ws.id,
-                                                                            "UTC")
+        scope, scope_id, tz = ("channel", ch.id, ch.timezone) if ch else ("solo" if solo else "workspace", ws.id, "UTC")
         ws_id = ws.id
     return leaderboard(db, ws_id, scope, scope_id, period, tz, utcnow())
 
@@ -56,8 +72,10 @@ def terminal_stats(db: Database, user: str) -> UserStats | None:
 
 
 def format_stats(user: str, st: UserStats) -> str:
-    lines = [f"{user}: {st.answers} answers, {st.total_points} points, mean score {st.mean_score:.2f}, "
-             f"streak {st.streak} (best {st.best_streak})"]
+    lines = [
+        f"{user}: {st.answers} answers, {st.total_points} points, mean score {st.mean_score:.2f}, "
+        f"streak {st.streak} (best {st.best_streak})"
+    ]
     if st.weakest:
         lines.append("Weakest: " + ", ".join(st.weakest))
     lines.append(f"{'signature':<24} {'answers':>7} {'mean':>6} {'named right':>11}")

@@ -36,8 +36,10 @@ def postgres_url() -> tuple[str | None, str]:
             pass
     except Exception as exc:
         reason = " ".join(str(exc).split())[:120]
-        return None, (f"PostgreSQL tests SKIPPED: no TEST_DATABASE_URL and the local server {LOCAL_POSTGRES} "
-                      f"does not answer ({reason})")
+        return None, (
+            f"PostgreSQL tests SKIPPED: no TEST_DATABASE_URL and the local server {LOCAL_POSTGRES} "
+            f"does not answer ({reason})"
+        )
     return LOCAL_POSTGRES, f"PostgreSQL tests on the local server {LOCAL_POSTGRES} (set TEST_DATABASE_URL to change)"
 
 
@@ -69,8 +71,7 @@ def make_database(kind: str, tmp_path: Path, *, migrate: bool = True) -> Iterato
     admin = create_engine(url)
     with admin.begin() as conn:
         conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    engine = create_engine(url, connect_args={"options": f"-csearch_path={schema}"}, pool_size=10,
-                           max_overflow=20)
+    engine = create_engine(url, connect_args={"options": f"-csearch_path={schema}"}, pool_size=10, max_overflow=20)
     db = Database(engine=engine)
     try:
         if migrate:

@@ -26,8 +26,7 @@ def words_for(signature: str) -> tuple[str, ...]:
 TRACE_GIVEAWAYS: dict[str, tuple[str, ...]] = {
     "unoverlapped_allreduce": ("unoverlap", "serialis", "serializ", "not overlapped", "exposed"),
     "input_starvation": ("starv", "dataloader is slow", "input pipeline", "waiting for data"),
-    "launch_bound": ("launch-bound", "launch bound", "picket", "eager dispatch", "per-op python",
-                     "launch overhead"),
+    "launch_bound": ("launch-bound", "launch bound", "picket", "eager dispatch", "per-op python", "launch overhead"),
     "memory_bound_kernel": ("memory-bound", "memory bound", "bandwidth-bound", "bandwidth bound", "skinny"),
     "straggler": ("straggl", "throttl", "slow rank", "slow gpu"),
     "pipeline_bubbles": ("bubble", "fill", "drain"),

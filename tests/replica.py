@@ -25,8 +25,9 @@ CHANNEL = ChannelRef("slack", "T1", "C1", "perf")
 
 
 def emit(event: str, **fields: Any) -> None:
-    print(json.dumps({"event": event, "name": os.environ.get("REPLICA_NAME", ""), "t": time.time(), **fields}),
-          flush=True)
+    print(
+        json.dumps({"event": event, "name": os.environ.get("REPLICA_NAME", ""), "t": time.time(), **fields}), flush=True
+    )
 
 
 async def main() -> None:

@@ -27,8 +27,15 @@ def sources(s: Scenario) -> list[float]:
     for v in s.figures.values():
         base += [v, v * 1000, v / 1000, v * 100, v / 100, v * 1e6, v / 1e6]
     hw = s.hardware
-    base += [hw.bf16_tflops, hw.hbm_gbps, hw.hbm_gbps / 1000, hw.link_gbps, hw.sm_clock_mhz, hw.memory_gb,
-             hw.ridge_flop_per_byte]
+    base += [
+        hw.bf16_tflops,
+        hw.hbm_gbps,
+        hw.hbm_gbps / 1000,
+        hw.link_gbps,
+        hw.sm_clock_mhz,
+        hw.memory_gb,
+        hw.ridge_flop_per_byte,
+    ]
     base += [float(i) for i in range(int(max(s.figures.get("stages", 0), s.trace.world_size)))]  # rank/stage ids
     c = s.context
     for text in (c.title, c.hardware, c.model, c.parallelism, c.complaint, *c.details):

@@ -105,18 +105,27 @@ def _bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     not_trace.write_text(json.dumps({"learning_rate": 0.1, "layers": [1, 2]}))
     doc = json.loads(raw)
     cpu_only = tmp_path / "cpu_only.json"
-    cpu_only.write_text(json.dumps({**doc, "traceEvents": [e for e in doc["traceEvents"]
-                                                           if e.get("cat") not in ("kernel", "gpu_memcpy")]}))
+    cpu_only.write_text(
+        json.dumps(
+            {**doc, "traceEvents": [e for e in doc["traceEvents"] if e.get("cat") not in ("kernel", "gpu_memcpy")]}
+        )
+    )
     no_steps = tmp_path / "zero_steps.json"
     events = [e for e in doc["traceEvents"] if not str(e.get("name", "")).startswith("ProfilerStep")]
-    events.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1,
-                   "ts": 10**12, "dur": 5})  # a step far from any GPU work
+    events.append(
+        {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 10**12, "dur": 5}
+    )  # a step far from any GPU work
     no_steps.write_text(json.dumps({**doc, "traceEvents": events}))
     garbage = tmp_path / "garbage.json"
     garbage.write_bytes(b"\x00\x01{not json at all")
-    return {"truncated": (truncated, "gzip"), "not a trace": (not_trace, "traceEvents"),
-            "no GPU events": (cpu_only, "no GPU kernels"), "0 steps": (no_steps, "0 usable steps"),
-            "garbage": (garbage, "JSON"), "missing": (tmp_path / "nope.json", "no such file")}
+    return {
+        "truncated": (truncated, "gzip"),
+        "not a trace": (not_trace, "traceEvents"),
+        "no GPU events": (cpu_only, "no GPU kernels"),
+        "0 steps": (no_steps, "0 usable steps"),
+        "garbage": (garbage, "JSON"),
+        "missing": (tmp_path / "nope.json", "no such file"),
+    }
 
 
 def test_bad_files_get_one_clear_line(tmp_path: Path) -> None:
@@ -163,8 +172,12 @@ async def test_drills_from_a_real_trace(database, tmp_path: Path) -> None:  # ty
 def test_play_from_a_real_trace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRACEDRILL_OUT", str(tmp_path / "pictures"))
     env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'p.sqlite3'}"}
-    result = CliRunner().invoke(main, ["play", "--user", "ana", "--from-trace", str(REAL / "alexnet_a100.json.gz")],
-                                input="alloc stall, cudaMalloc every step; memory_stats\n\n", env=env)
+    result = CliRunner().invoke(
+        main,
+        ["play", "--user", "ana", "--from-trace", str(REAL / "alexnet_a100.json.gz")],
+        input="alloc stall, cudaMalloc every step; memory_stats\n\n",
+        env=env,
+    )
     assert result.exit_code == 0, result.output
     assert "Your trace" in result.output
     assert "Most likely" in result.output

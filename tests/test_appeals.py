@@ -41,8 +41,9 @@ def test_the_paraphrase_is_missed_by_the_shipped_grader() -> None:
     assert g.score < 0.5, "the grader learned this paraphrase: pick a wording it misses for the appeal tests"
 
 
-async def _revealed(database: Database, clock: Clock, chat: FakeChat, answers: dict[str, str],
-                    ws: str = "T1") -> tuple[AppealService, int]:
+async def _revealed(
+    database: Database, clock: Clock, chat: FakeChat, answers: dict[str, str], ws: str = "T1"
+) -> tuple[AppealService, int]:
     e = engine_for(database, chat, clock)
     d = await e.start(channel(ws), signature="straggler", duration_seconds=120)
     clock.advance(20)
@@ -54,7 +55,8 @@ async def _revealed(database: Database, clock: Clock, chat: FakeChat, answers: d
 
 
 async def test_accepting_all_three_parts_regrades_to_a_full_answer_and_moves_board_and_stats(
-        database: Database) -> None:
+    database: Database,
+) -> None:
     chat, clock = FakeChat(), Clock()
     appeals, drill_id = await _revealed(database, clock, chat, {"Ana": MISSED, "Bo": GOOD})
     with database.session() as s:
@@ -69,8 +71,10 @@ async def test_accepting_all_three_parts_regrades_to_a_full_answer_and_moves_boa
     info = await appeals.file(drill_id, user("Ana"), "tortoise = one slow rank; that is the check and fix")
     assert (info.status, info.part) == ("open", "all")
     assert [a.appeal_id for a in await appeals.list_appeals("slack", "T1", "open")] == [info.appeal_id]
-    rulings = [await appeals.resolve("slack", "T1", info.appeal_id, accept=True, part=p, reviewer="rev")
-               for p in ("signature", "measurement", "fix")]
+    rulings = [
+        await appeals.resolve("slack", "T1", info.appeal_id, accept=True, part=p, reviewer="rev")
+        for p in ("signature", "measurement", "fix")
+    ]
     full = points(1.0, posted, deadline, submitted, False)  # the speed bonus as first earned
     assert rulings[-1].points == full >= 90
     assert rulings[0].points_before == before
@@ -91,7 +95,10 @@ async def test_accepting_all_three_parts_regrades_to_a_full_answer_and_moves_boa
     row = rows[0]
     assert set(row) == CORPUS_KEYS
     assert (row["signature"], row["answer"], row["expect"]) == (
-        "straggler", MISSED, {"signature": 1, "measurement": 1, "fix": 1})
+        "straggler",
+        MISSED,
+        {"signature": 1, "measurement": 1, "fix": 1},
+    )
     assert row["named"] == "straggler"
     assert str(row["source"]).startswith("appeal:")
 
@@ -146,20 +153,20 @@ async def test_a_rejection_keeps_the_grade_and_half_credit_is_half(database: Dat
     appeals, drill_id = await _revealed(database, clock, chat, {"Ana": MISSED, "Bo": "NCCL got slow"})
     ana = await appeals.file(drill_id, user("Ana"), "it is right", part="signature")
     bo = await appeals.file(drill_id, user("Bo"), "NCCL is slow because of a slow rank", part="signature")
-    rejected = await appeals.resolve("slack", "T1", ana.appeal_id, accept=False, part="signature",
-                                     reviewer="rev", note="say which rank")
+    rejected = await appeals.resolve(
+        "slack", "T1", ana.appeal_id, accept=False, part="signature", reviewer="rev", note="say which rank"
+    )
     assert (rejected.status, rejected.points, rejected.points_before) == ("rejected", ana.points, ana.points)
     assert "rejected" in rejected.appellant_text("say which rank")
     with pytest.raises(AppealError, match="already been ruled"):
         await appeals.resolve("slack", "T1", ana.appeal_id, accept=True, part="signature", reviewer="rev")
     with pytest.raises(AppealError, match=r"0, 0\.5 or 1"):
-        await appeals.resolve("slack", "T1", bo.appeal_id, accept=True, part="signature", reviewer="rev",
-                              credit=0.7)
-    half = await appeals.resolve("slack", "T1", bo.appeal_id, accept=True, part="signature", reviewer="rev",
-                                 credit=0.5)
+        await appeals.resolve("slack", "T1", bo.appeal_id, accept=True, part="signature", reviewer="rev", credit=0.7)
+    half = await appeals.resolve("slack", "T1", bo.appeal_id, accept=True, part="signature", reviewer="rev", credit=0.5)
     assert half.score == pytest.approx(bo.score + 0.25)
     assert await appeals.export_rows("slack", "T1") == [
-        row for row in await appeals.export_rows(None, None) if row["answer"] == "NCCL got slow"]
+        row for row in await appeals.export_rows(None, None) if row["answer"] == "NCCL got slow"
+    ]
 
 
 async def test_a_remembered_wording_earns_credit_in_that_workspace_only(database: Database) -> None:
@@ -167,10 +174,12 @@ async def test_a_remembered_wording_earns_credit_in_that_workspace_only(database
     appeals, drill_id = await _revealed(database, clock, chat, {"Ana": MISSED})
     info = await appeals.file(drill_id, user("Ana"), "the tortoise is one slow rank", part="signature")
     with pytest.raises(AppealError, match="words from the appealed reply"):
-        await appeals.resolve("slack", "T1", info.appeal_id, accept=True, part="signature", reviewer="rev",
-                              remember="lagging behind")
-    ruling = await appeals.resolve("slack", "T1", info.appeal_id, accept=True, part="signature", reviewer="rev",
-                                   remember="Tortoise of the job")
+        await appeals.resolve(
+            "slack", "T1", info.appeal_id, accept=True, part="signature", reviewer="rev", remember="lagging behind"
+        )
+    ruling = await appeals.resolve(
+        "slack", "T1", info.appeal_id, accept=True, part="signature", reviewer="rev", remember="Tortoise of the job"
+    )
     assert ruling.remembered == "tortoise of the job"
     e = appeals.engine
     new_reply = "card 3 is the tortoise of the job"
@@ -182,35 +191,41 @@ async def test_a_remembered_wording_earns_credit_in_that_workspace_only(database
     d = await e.start(channel("T1"), signature="straggler", duration_seconds=120)
     negated = await e.submit(d.id, user("Cy"), "nothing is the tortoise of the job here; NCCL is just slow")
     assert negated.grade.signature.credit == 0
-    stuffed = await e.submit(d.id, user("Dee"), "tortoise of the job, straggler, bubbles, launch bound, "
-                                                "sync stall, input starvation, alloc stall")
+    stuffed = await e.submit(
+        d.id,
+        user("Dee"),
+        "tortoise of the job, straggler, bubbles, launch bound, sync stall, input starvation, alloc stall",
+    )
     assert stuffed.grade.score == 0, "stuffing still earns nothing"
     other_sig = await e.start(channel("T1"), signature="sync_stall", duration_seconds=120)
     elsewhere = await e.submit(other_sig.id, user("Cy"), new_reply)
     assert elsewhere.grade.signature.credit == 0, "a synonym belongs to its signature"
 
 
-@pytest.mark.parametrize(("phrase", "error"), [
-    ("", "empty"),
-    ("one card is the tortoise of the job", "short phrase"),
-    ("tortoise of the job, rma", "not a list"),
-    ("rma that card", None),
-    ("straggler", "another signature"),
-])
+@pytest.mark.parametrize(
+    ("phrase", "error"),
+    [
+        ("", "empty"),
+        ("one card is the tortoise of the job", "short phrase"),
+        ("tortoise of the job, rma", "not a list"),
+        ("rma that card", None),
+        ("straggler", "another signature"),
+    ],
+)
 def test_a_remembered_phrase_is_one_short_phrase_from_the_reply(phrase: str, error: str | None) -> None:
     answer = MISSED + " (a straggler? no, it is input starvation)"
     if error is None:
         assert validate_phrase("straggler", "fix", phrase, answer) == phrase
     else:
         with pytest.raises(SynonymError, match=error):
-            validate_phrase("pipeline_bubbles" if phrase == "straggler" else "straggler", "signature", phrase,
-                            answer)
+            validate_phrase("pipeline_bubbles" if phrase == "straggler" else "straggler", "signature", phrase, answer)
 
 
 # -- from outside, with the CLI ---------------------------------------------------------------------------------
 @pytest.fixture(params=backends())
-def cli_env(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-            ) -> Iterator[tuple[dict[str, str], Database]]:
+def cli_env(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[dict[str, str], Database]]:
     monkeypatch.setenv("TRACEDRILL_OUT", str(tmp_path / "pictures"))
     for db in make_database(str(request.param), tmp_path):
         if db.is_sqlite:
@@ -230,8 +245,20 @@ def _run(env: dict[str, str], *args: str) -> dict | list:  # type: ignore[type-a
 
 def test_cli_hint_appeal_resolve_board_export(cli_env: tuple[dict[str, str], Database], tmp_path: Path) -> None:
     env, db = cli_env
-    drill = _run(env, "drill", "start", "--channel", "terminal:team", "--signature", "straggler", "--seed", "5",
-                 "--duration", "120", "--json")
+    drill = _run(
+        env,
+        "drill",
+        "start",
+        "--channel",
+        "terminal:team",
+        "--signature",
+        "straggler",
+        "--seed",
+        "5",
+        "--duration",
+        "120",
+        "--json",
+    )
     drill_id = str(drill["drill_id"])  # type: ignore[call-overload]
     hint = _run(env, "drill", "hint", drill_id, "--user", "cy", "--json")
     assert hint["cost"] > 0  # type: ignore[call-overload]
@@ -255,8 +282,22 @@ def test_cli_hint_appeal_resolve_board_export(cli_env: tuple[dict[str, str], Dat
     listed = _run(env, "appeals", "list", "--status", "open", "--json")
     assert [a["appeal_id"] for a in listed] == [int(appeal_id)]  # type: ignore[index]
     for part in ("signature", "measurement", "fix"):
-        ruled = _run(env, "appeals", "resolve", appeal_id, "--accept", "--part", part, "--credit", "1",
-                     "--reviewer", "rev", "--note", "fair", "--json")
+        ruled = _run(
+            env,
+            "appeals",
+            "resolve",
+            appeal_id,
+            "--accept",
+            "--part",
+            part,
+            "--credit",
+            "1",
+            "--reviewer",
+            "rev",
+            "--note",
+            "fair",
+            "--json",
+        )
         assert ruled["status"] == "accepted"  # type: ignore[call-overload]
     board = {r["user"]: r["points"] for r in _run(env, "leaderboard", "--period", "all", "--json")}  # type: ignore
     assert board["ana"] >= 90
@@ -267,15 +308,16 @@ def test_cli_hint_appeal_resolve_board_export(cli_env: tuple[dict[str, str], Dat
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [(r["signature"], r["answer"], r["expect"]) for r in rows] == [
-        ("straggler", MISSED, {"signature": 1, "measurement": 1, "fix": 1})]
+        ("straggler", MISSED, {"signature": 1, "measurement": 1, "fix": 1})
+    ]
 
-    again = CliRunner().invoke(main, ["appeals", "resolve", appeal_id, "--accept", "--part", "fix",
-                                      "--reviewer", "rev"], env=env)
+    again = CliRunner().invoke(
+        main, ["appeals", "resolve", appeal_id, "--accept", "--part", "fix", "--reviewer", "rev"], env=env
+    )
     assert again.exit_code == 1
     assert "already been ruled" in again.output
     assert "Traceback" not in again.output
-    neither = CliRunner().invoke(main, ["appeals", "resolve", appeal_id, "--part", "fix", "--reviewer", "rev"],
-                                 env=env)
+    neither = CliRunner().invoke(main, ["appeals", "resolve", appeal_id, "--part", "fix", "--reviewer", "rev"], env=env)
     assert neither.exit_code == 2
     assert "--accept or --reject" in neither.output
     with db.session() as s:  # the rulings are in the database, not just printed
@@ -289,16 +331,18 @@ def test_cli_reviewers_and_bad_input_get_one_clear_line(tmp_path: Path) -> None:
     assert _run(env, "appeals", "reviewers", "list", "--workspace", "slack:T1", "--json") == []
     _run(env, "appeals", "reviewers", "add", "U42", "--workspace", "slack:T1", "--json")
     listed = _run(env, "appeals", "reviewers", "add", "S7", "--group", "--workspace", "slack:T1", "--json")
-    assert sorted(map(str, listed)) == sorted(map(str, [{"kind": "user", "id": "U42"},
-                                                        {"kind": "group", "id": "S7"}]))
+    assert sorted(map(str, listed)) == sorted(map(str, [{"kind": "user", "id": "U42"}, {"kind": "group", "id": "S7"}]))
     assert _run(env, "appeals", "reviewers", "list", "--workspace", "slack:T2", "--json") == []
-    for args, message in ((["appeals", "list", "--workspace", "irc:x"], "PLATFORM:ID"),
-                          (["appeal", "1", "--user", "ana", "--reason", "x"], "No drill #1"),
-                          (["appeals", "resolve", "9", "--accept", "--part", "fix", "--reviewer", "r"],
-                           "No appeal #9"),
-                          (["appeals", "resolve", "9", "--reject", "--part", "fix", "--credit", "1",
-                            "--reviewer", "r"], "go with accepting"),
-                          (["appeals", "export", "--out", str(tmp_path / "missing" / "x.jsonl")], "cannot write")):
+    for args, message in (
+        (["appeals", "list", "--workspace", "irc:x"], "PLATFORM:ID"),
+        (["appeal", "1", "--user", "ana", "--reason", "x"], "No drill #1"),
+        (["appeals", "resolve", "9", "--accept", "--part", "fix", "--reviewer", "r"], "No appeal #9"),
+        (
+            ["appeals", "resolve", "9", "--reject", "--part", "fix", "--credit", "1", "--reviewer", "r"],
+            "go with accepting",
+        ),
+        (["appeals", "export", "--out", str(tmp_path / "missing" / "x.jsonl")], "cannot write"),
+    ):
         result = runner.invoke(main, args, env=env)
         assert result.exit_code != 0, args
         assert message in result.output, (args, result.output)
@@ -322,7 +366,8 @@ async def test_rulings_made_outside_chat_are_told_once_by_the_notice_sweep(datab
     assert await send_pending(e) == 1
     told = chat.private[before:]
     assert [(u.user, t) for _, u, t in told] == [
-        ("ana", f"Your appeal #{ana.appeal_id} on drill #{drill_id}: signature accepted (ok).")]
+        ("ana", f"Your appeal #{ana.appeal_id} on drill #{drill_id}: signature accepted (ok).")
+    ]
     assert told[0][0].channel == "C1"
     assert await send_pending(e) == 0, "told once"
     clock.advance(1)

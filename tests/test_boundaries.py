@@ -33,15 +33,18 @@ def _run(args: list[str], **kw: object) -> tuple[int, list[str], BaseException |
     return result.exit_code, lines, unexpected
 
 
-@pytest.mark.parametrize(("url", "says"), [
-    ("sqlite:////nonexistent-folder/sub/x.sqlite3", "cannot open the SQLite database"),
-    ("postgresql+psycopg://no_such_role@" + PG_BASE.split("@", 1)[-1] + "/test", "no_such_role"),
-    (PG_BASE + "/no_such_database", "no_such_database"),
-    ("postgresql+psycopg://postgres@127.0.0.1:1/test", "cannot connect"),
-    ("mysql://u:p@localhost/db", "not supported"),
-    ("this is not a url", "malformed"),
-    ("postgresql://u@[bad/x", "URL"),
-])
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("sqlite:////nonexistent-folder/sub/x.sqlite3", "cannot open the SQLite database"),
+        ("postgresql+psycopg://no_such_role@" + PG_BASE.split("@", 1)[-1] + "/test", "no_such_role"),
+        (PG_BASE + "/no_such_database", "no_such_database"),
+        ("postgresql+psycopg://postgres@127.0.0.1:1/test", "cannot connect"),
+        ("mysql://u:p@localhost/db", "not supported"),
+        ("this is not a url", "malformed"),
+        ("postgresql://u@[bad/x", "URL"),
+    ],
+)
 def test_database_errors_are_one_line_and_a_hint(url: str, says: str) -> None:
     for args in (["drill", "reveal-due"], ["leaderboard"], ["drill", "answer", "1", "--user", "a", "--text", "x"]):
         code, lines, unexpected = _run([*args, "--database-url", url])
@@ -56,8 +59,20 @@ def test_database_errors_are_one_line_and_a_hint(url: str, says: str) -> None:
 
 def _due_drill(tmp_path: Path) -> Path:
     path = tmp_path / "due.sqlite3"
-    code, _, unexpected = _run(["drill", "start", "--channel", "terminal:team", "--signature", "straggler",
-                                "--seed", "1", "--database-url", f"sqlite:///{path}"])
+    code, _, unexpected = _run(
+        [
+            "drill",
+            "start",
+            "--channel",
+            "terminal:team",
+            "--signature",
+            "straggler",
+            "--seed",
+            "1",
+            "--database-url",
+            f"sqlite:///{path}",
+        ]
+    )
     assert code == 0 and unexpected is None
     with sqlite3.connect(path) as conn:  # the deadline has passed
         conn.execute("UPDATE drills SET deadline_at = '2020-01-01 00:00:00.000000'")
@@ -84,15 +99,42 @@ def test_clean_text_and_names() -> None:
     assert clean_name("x" * 250) == "x" * 200
 
 
-def test_invalid_utf8_in_drill_answer_is_replaced_not_a_traceback(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_invalid_utf8_in_drill_answer_is_replaced_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("TRACEDRILL_OUT", str(tmp_path / "pictures"))
     url = f"sqlite:///{tmp_path / 'a.sqlite3'}"
-    assert _run(["drill", "start", "--channel", "terminal:t", "--signature", "straggler", "--seed", "1",
-                 "--database-url", url])[0] == 0
+    assert (
+        _run(
+            [
+                "drill",
+                "start",
+                "--channel",
+                "terminal:t",
+                "--signature",
+                "straggler",
+                "--seed",
+                "1",
+                "--database-url",
+                url,
+            ]
+        )[0]
+        == 0
+    )
     # what Python makes of the bytes ff fe in argv: lone surrogates
-    code, lines, unexpected = _run(["drill", "answer", "1", "--user", "bo\x00b", "--text",
-                                    "\udcff\udcfe rank 2 is a straggler\x00 \x1b[31m", "--database-url", url])
+    code, lines, unexpected = _run(
+        [
+            "drill",
+            "answer",
+            "1",
+            "--user",
+            "bo\x00b",
+            "--text",
+            "\udcff\udcfe rank 2 is a straggler\x00 \x1b[31m",
+            "--database-url",
+            url,
+        ]
+    )
     assert unexpected is None and code == 0, lines
     db = Database(url)
     with db.session() as s:
@@ -107,8 +149,10 @@ def test_binary_piped_into_play_gives_no_traceback_and_nothing_half_written(tmp_
     monkeypatch.setenv("TRACEDRILL_OUT", str(tmp_path / "pictures"))
     url = f"sqlite:///{tmp_path / 'p.sqlite3'}"
     junk = bytes(random.Random(7).randrange(256) for _ in range(4000))
-    code, lines, unexpected = _run(["play", "--user", "cy", "--no-timer", "--signature", "sync_stall", "--seed", "2",
-                                    "--database-url", url], input=junk)
+    code, lines, unexpected = _run(
+        ["play", "--user", "cy", "--no-timer", "--signature", "sync_stall", "--seed", "2", "--database-url", url],
+        input=junk,
+    )
     assert unexpected is None and code == 0, lines[-3:]
     db = Database(url)
     with db.session() as s:
@@ -144,8 +188,9 @@ async def test_long_or_dirty_display_names_are_recorded_cleaned(database: Databa
     e = engine_for(database, FakeChat(), clock)
     d = await e.start(channel(), signature="straggler", seed=1)
     long_name = "N\x00" + "é" * 250
-    out = await e.submit(d.id, UserRef("slack", "T1", "U42", long_name),
-                         "rank 2 is a straggler\x00 waiting in the all-reduce")
+    out = await e.submit(
+        d.id, UserRef("slack", "T1", "U42", long_name), "rank 2 is a straggler\x00 waiting in the all-reduce"
+    )
     assert out.status == "scored"
     with database.session() as s:
         name = s.scalars(select(User.display_name)).one()

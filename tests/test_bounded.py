@@ -48,15 +48,17 @@ def run_cli_measured(*args: str) -> tuple[int, list[str], float, int]:
         "print(p.returncode, time.monotonic() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
         "sys.stdout.write(p.stdout + p.stderr)\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=ROOT, timeout=120, check=True
+    )
     head, *lines = done.stdout.splitlines()
     code, seconds, peak = head.split()
     return int(code), [line for line in lines if line.strip()], float(seconds), int(peak)
 
 
-@pytest.mark.parametrize(("maker", "reason"), [(deep_nesting, "nested deeper than 64"),
-                                               (many_events, "more than 2,000,000 events")])
+@pytest.mark.parametrize(
+    ("maker", "reason"), [(deep_nesting, "nested deeper than 64"), (many_events, "more than 2,000,000 events")]
+)
 def test_hostile_files_end_with_one_line_bounded_in_time_and_memory(tmp_path, maker, reason) -> None:  # type: ignore[no-untyped-def]
     path = maker(tmp_path / "hostile.json.gz")
     assert path.stat().st_size < 3 * 2**20
@@ -74,6 +76,7 @@ def test_guard_counts_depth_across_chunks_and_ignores_brackets_in_strings() -> N
 
     inner = b'{"name": "[[[[{{{{ \\" [[[[", "args": {"a": [1, [2]]}}'
     doc = b'{"traceEvents": [' + b",".join([inner] * 5000) + b"]}"
+
     def drain(reader: GuardedReader, size: int) -> int:
         total = 0
         while chunk := reader.read(size):
@@ -82,8 +85,9 @@ def test_guard_counts_depth_across_chunks_and_ignores_brackets_in_strings() -> N
 
     # tiny chunks: strings and escapes split at every possible place; {[{{[[ is 6 deep
     assert drain(GuardedReader(io.BytesIO(doc), "ok.json", max_bytes=len(doc), max_depth=6), 7) == len(doc)
-    deep = GuardedReader(io.BytesIO(b'{"a": "x", "b": ' + b"[" * 5 + b"]" * 5 + b"}"), "deep.json",
-                         max_bytes=1000, max_depth=5)
+    deep = GuardedReader(
+        io.BytesIO(b'{"a": "x", "b": ' + b"[" * 5 + b"]" * 5 + b"}"), "deep.json", max_bytes=1000, max_depth=5
+    )
     with pytest.raises(TraceLimitError, match="deeper than 5"):
         drain(deep, 3)
     big = GuardedReader(io.BytesIO(b" " * 5000), "big.json", max_bytes=4096)

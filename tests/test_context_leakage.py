@@ -28,7 +28,10 @@ def test_twins_are_hosted_by_the_same_families() -> None:
 
 def test_the_classifier_does_find_a_leak_when_there_is_one() -> None:
     """The measuring stick works: a context that names its signature is classified perfectly."""
-    rows = [(sig, [*context_words(generate(sig, seed).context), *[f"tell-{sig}"] * 5])
-            for seed in range(6) for sig in ("healthy", "memory_bound_kernel")]
+    rows = [
+        (sig, [*context_words(generate(sig, seed).context), *[f"tell-{sig}"] * 5])
+        for seed in range(6)
+        for sig in ("healthy", "memory_bound_kernel")
+    ]
     model = NaiveBayes().fit(rows)
     assert all(model.predict(words) == sig for sig, words in rows)

@@ -46,6 +46,7 @@ def get_json(url: str) -> tuple[int, dict]:  # type: ignore[type-arg]
 
 # --- what `serve` runs, from the environment and flags ---
 
+
 def test_environment_alone_selects_platform_and_http_mode(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRACEDRILL_PLATFORM", "slack,discord")
     monkeypatch.setenv("TRACEDRILL_HTTP_PORT", "4100")
@@ -72,6 +73,7 @@ def test_without_http_port_slack_uses_socket_mode(monkeypatch: pytest.MonkeyPatc
 
 
 # --- the endpoints ---
+
 
 async def _client(health: Health) -> TestClient:  # type: ignore[type-arg]
     app = web.Application()
@@ -110,8 +112,13 @@ async def test_not_ready_before_migrations_or_while_a_platform_is_down(tmp_path:
         live = await client.get("/healthz")
         body = await live.json()
         assert live.status == 200  # alive, and says why it can't serve
-        assert body["database"] == {"reachable": True, "revision": None, "head": body["database"]["head"],
-                                    "at_head": False, "error": None}
+        assert body["database"] == {
+            "reachable": True,
+            "revision": None,
+            "head": body["database"]["head"],
+            "at_head": False,
+            "error": None,
+        }
         assert body["scheduler"] == "follower"
         assert (await client.get("/readyz")).status == 503
         upgrade(db)
@@ -146,15 +153,21 @@ def test_serve_from_the_environment_answers_healthz(tmp_path: Path) -> None:
     """The issue's check: only these five variables set, `tracedrill serve` answers /healthz with the DB's state."""
     port = free_port()
     env = {
-        "PATH": os.environ["PATH"], "HOME": str(tmp_path), "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg",
-        "TRACEDRILL_PLATFORM": "slack", "TRACEDRILL_HTTP_PORT": str(port),
-        "SLACK_BOT_TOKEN": "xoxb-0-test", "SLACK_SIGNING_SECRET": "a-signing-secret",
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "PYTHONPATH": str(ROOT),
+        "MPLBACKEND": "Agg",
+        "TRACEDRILL_PLATFORM": "slack",
+        "TRACEDRILL_HTTP_PORT": str(port),
+        "SLACK_BOT_TOKEN": "xoxb-0-test",
+        "SLACK_SIGNING_SECRET": "a-signing-secret",
         "DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite3'}",
     }
     log = tmp_path / "serve.log"
     with log.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "serve"], env=env, cwd=tmp_path, stdout=out,
-                                stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "bot.cli", "serve"], env=env, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT
+        )
     try:
         deadline = time.monotonic() + 60
         status, body = 0, {}
@@ -170,8 +183,9 @@ def test_serve_from_the_environment_answers_healthz(tmp_path: Path) -> None:
         assert body["database"]["at_head"] is True
         assert body["scheduler"] == "leader"
         assert body["platforms"] == {"slack": True}
-        check = subprocess.run([sys.executable, "-m", "bot.cli", "healthcheck"], env=env, capture_output=True,
-                               text=True, timeout=30)
+        check = subprocess.run(
+            [sys.executable, "-m", "bot.cli", "healthcheck"], env=env, capture_output=True, text=True, timeout=30
+        )
         assert check.returncode == 0, check.stderr
     finally:
         proc.send_signal(signal.SIGINT)
@@ -183,16 +197,22 @@ def test_serve_from_the_environment_answers_healthz(tmp_path: Path) -> None:
 
 
 def test_healthcheck_fails_with_one_line_when_nothing_answers(tmp_path: Path) -> None:
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "PYTHONPATH": str(ROOT),
-           "TRACEDRILL_HEALTH_PORT": str(free_port())}
-    check = subprocess.run([sys.executable, "-m", "bot.cli", "healthcheck"], env=env, capture_output=True,
-                           text=True, timeout=30)
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "PYTHONPATH": str(ROOT),
+        "TRACEDRILL_HEALTH_PORT": str(free_port()),
+    }
+    check = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "healthcheck"], env=env, capture_output=True, text=True, timeout=30
+    )
     assert check.returncode == 1
     assert len(check.stderr.strip().splitlines()) == 1
     assert "no answer on port" in check.stderr
 
 
 # --- container files, statically (no registry is reachable from here to build them) ---
+
 
 def test_dockerfile_passes_hadolint() -> None:
     hadolint = Path(sys.executable).parent / "hadolint"
@@ -235,18 +255,26 @@ def test_locks_pin_every_dependency_with_hashes() -> None:
         assert len(pins) > 20
         assert all("==" in line for line in pins), name
         assert text.count("--hash=sha256:") >= len(pins)
-    run_pins = {line.split("==")[0] for line in (ROOT / "requirements.lock").read_text().splitlines()
-                if "==" in line and not line[0].isspace()}
+    run_pins = {
+        line.split("==")[0]
+        for line in (ROOT / "requirements.lock").read_text().splitlines()
+        if "==" in line and not line[0].isspace()
+    }
     assert {"sqlalchemy", "slack-bolt", "discord-py", "apscheduler"} <= run_pins
 
 
 # --- migrations ship inside the wheel ---
 
+
 @pytest.mark.slow
 def test_wheel_ships_migrations_and_db_upgrade_works_from_it(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
-    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
-                            "-w", str(wheels), str(ROOT)], capture_output=True, text=True, timeout=300)
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert build.returncode == 0, build.stderr
     (wheel,) = wheels.glob("tracedrill-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
@@ -258,12 +286,23 @@ def test_wheel_ships_migrations_and_db_upgrade_works_from_it(tmp_path: Path) -> 
     elsewhere.mkdir()
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "PYTHONPATH": str(site)}
     db_file = elsewhere / "fresh.sqlite3"
-    run = subprocess.run([sys.executable, "-m", "bot.cli", "db", "upgrade", "--database-url",
-                          f"sqlite:///{db_file}"], env=env, cwd=elsewhere, capture_output=True, text=True,
-                         timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "db", "upgrade", "--database-url", f"sqlite:///{db_file}"],
+        env=env,
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
-    probe = subprocess.run([sys.executable, "-c", "import bot.store.migrate as m; print(m.migrations_dir())"],
-                           env=env, cwd=elsewhere, capture_output=True, text=True, timeout=60)
+    probe = subprocess.run(
+        [sys.executable, "-c", "import bot.store.migrate as m; print(m.migrations_dir())"],
+        env=env,
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert probe.stdout.strip().startswith(str(site))
     import sqlite3
 

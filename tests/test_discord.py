@@ -31,58 +31,138 @@ _ids = itertools.count(70_000)
 
 
 def member(user_id: str, permissions: str = "0") -> dict[str, Any]:
-    return {"user": {"id": user_id, "username": f"user{user_id}", "discriminator": "0",
-                     "global_name": f"User {user_id}", "avatar": None},
-            "roles": [], "joined_at": datetime.now(UTC).isoformat(), "deaf": False, "mute": False,
-            "permissions": permissions, "flags": 0}
+    return {
+        "user": {
+            "id": user_id,
+            "username": f"user{user_id}",
+            "discriminator": "0",
+            "global_name": f"User {user_id}",
+            "avatar": None,
+        },
+        "roles": [],
+        "joined_at": datetime.now(UTC).isoformat(),
+        "deaf": False,
+        "mute": False,
+        "permissions": permissions,
+        "flags": 0,
+    }
 
 
-def interaction(kind: int, data: dict[str, Any], user: str = "42", permissions: str = "0",
-                message: dict[str, Any] | None = None, channel: str = CHANNEL) -> dict[str, Any]:
-    where: dict[str, Any] = {"id": channel, "type": 0, "guild_id": GUILD, "name": "perf", "position": 0,
-                             "permission_overwrites": [], "nsfw": False, "parent_id": None}
+def interaction(
+    kind: int,
+    data: dict[str, Any],
+    user: str = "42",
+    permissions: str = "0",
+    message: dict[str, Any] | None = None,
+    channel: str = CHANNEL,
+) -> dict[str, Any]:
+    where: dict[str, Any] = {
+        "id": channel,
+        "type": 0,
+        "guild_id": GUILD,
+        "name": "perf",
+        "position": 0,
+        "permission_overwrites": [],
+        "nsfw": False,
+        "parent_id": None,
+    }
     if channel != CHANNEL:  # a thread (or forum post) under the perf channel
-        where = {"id": channel, "type": 11, "guild_id": GUILD, "name": "a forum post", "parent_id": CHANNEL,
-                 "owner_id": "42", "thread_metadata": {"archived": False, "auto_archive_duration": 1440,
-                                                       "archive_timestamp": datetime.now(UTC).isoformat(),
-                                                       "locked": False},
-                 "message_count": 0, "member_count": 1, "rate_limit_per_user": 0, "flags": 0}
+        where = {
+            "id": channel,
+            "type": 11,
+            "guild_id": GUILD,
+            "name": "a forum post",
+            "parent_id": CHANNEL,
+            "owner_id": "42",
+            "thread_metadata": {
+                "archived": False,
+                "auto_archive_duration": 1440,
+                "archive_timestamp": datetime.now(UTC).isoformat(),
+                "locked": False,
+            },
+            "message_count": 0,
+            "member_count": 1,
+            "rate_limit_per_user": 0,
+            "flags": 0,
+        }
     payload: dict[str, Any] = {
-        "id": str(next(_ids)), "application_id": APP_ID, "type": kind, "token": f"tok{next(_ids)}", "version": 1,
-        "guild_id": GUILD, "channel_id": channel, "channel": where,
-        "member": member(user, permissions), "data": data, "app_permissions": "0", "locale": "en-US",
-        "guild_locale": "en-US", "entitlements": [], "authorizing_integration_owners": {}, "context": 0,
-        "attachment_size_limit": 10 * 2**20}
+        "id": str(next(_ids)),
+        "application_id": APP_ID,
+        "type": kind,
+        "token": f"tok{next(_ids)}",
+        "version": 1,
+        "guild_id": GUILD,
+        "channel_id": channel,
+        "channel": where,
+        "member": member(user, permissions),
+        "data": data,
+        "app_permissions": "0",
+        "locale": "en-US",
+        "guild_locale": "en-US",
+        "entitlements": [],
+        "authorizing_integration_owners": {},
+        "context": 0,
+        "attachment_size_limit": 10 * 2**20,
+    }
     if message is not None:
         payload["message"] = message
     return payload
 
 
 def command(name: str, **options: str) -> dict[str, Any]:
-    return {"id": "777", "name": name, "type": 1, "guild_id": GUILD,
-            "options": [{"name": k, "type": 3, "value": v} for k, v in options.items()]}
+    return {
+        "id": "777",
+        "name": name,
+        "type": 1,
+        "guild_id": GUILD,
+        "options": [{"name": k, "type": 3, "value": v} for k, v in options.items()],
+    }
 
 
 def message_payload(message_id: str, drill_id: int) -> dict[str, Any]:
     """The drill message as Discord sends it with a component interaction: its button included."""
     button = {"type": 2, "style": 1, "label": "Submit diagnosis", "custom_id": f"tracedrill:submit:{drill_id}"}
-    return {"components": [{"type": 1, "components": [button]}], "id": message_id, "channel_id": CHANNEL,
-            "type": 0, "content": "", "author": {
-        "id": "900", "username": "tracedrill", "discriminator": "0", "avatar": None, "bot": True},
-        "attachments": [], "embeds": [], "mentions": [], "mention_roles": [], "pinned": False,
-        "mention_everyone": False, "tts": False, "timestamp": datetime.now(UTC).isoformat(),
-        "edited_timestamp": None, "flags": 0}
+    return {
+        "components": [{"type": 1, "components": [button]}],
+        "id": message_id,
+        "channel_id": CHANNEL,
+        "type": 0,
+        "content": "",
+        "author": {"id": "900", "username": "tracedrill", "discriminator": "0", "avatar": None, "bot": True},
+        "attachments": [],
+        "embeds": [],
+        "mentions": [],
+        "mention_roles": [],
+        "pinned": False,
+        "mention_everyone": False,
+        "tts": False,
+        "timestamp": datetime.now(UTC).isoformat(),
+        "edited_timestamp": None,
+        "flags": 0,
+    }
 
 
 def modal_submit(custom_id: str, text: str, user: str = "42") -> dict[str, Any]:
-    return interaction(5, {"custom_id": custom_id, "components": [
-        {"type": 1, "components": [{"type": 4, "custom_id": "tracedrill:answer", "value": text}]}]}, user=user)
+    return interaction(
+        5,
+        {
+            "custom_id": custom_id,
+            "components": [{"type": 1, "components": [{"type": 4, "custom_id": "tracedrill:answer", "value": text}]}],
+        },
+        user=user,
+    )
 
 
 async def open_form(h: Harness, drill_id: int, message_id: str, user: str = "42") -> dict[str, Any]:
     """Press Submit diagnosis; returns the modal Discord was asked to show."""
-    press = h.send(interaction(3, {"custom_id": f"tracedrill:submit:{drill_id}", "component_type": 2}, user=user,
-                               message=message_payload(message_id, drill_id)))
+    press = h.send(
+        interaction(
+            3,
+            {"custom_id": f"tracedrill:submit:{drill_id}", "component_type": 2},
+            user=user,
+            message=message_payload(message_id, drill_id),
+        )
+    )
     modal = (await h.api.wait_for("POST", f"/interactions/{press['id']}/"))[0].json
     assert isinstance(modal, dict) and modal["type"] == 9
     return dict(modal["data"])
@@ -145,8 +225,13 @@ async def test_trace_straggler_to_thread_reveal_and_leaderboard(discord_env: Har
     assert post.json["allowed_mentions"] == {"parse": []}  # type: ignore[index]
     drill_id, message_id = await _posted_drill(h)
     await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{cmd['token']}")
-    press = h.send(interaction(3, {"custom_id": f"tracedrill:submit:{drill_id}", "component_type": 2},
-                               message=message_payload(message_id, drill_id)))
+    press = h.send(
+        interaction(
+            3,
+            {"custom_id": f"tracedrill:submit:{drill_id}", "component_type": 2},
+            message=message_payload(message_id, drill_id),
+        )
+    )
     modal = (await h.api.wait_for("POST", f"/interactions/{press['id']}/"))[0].json
     assert modal["type"] == 9  # type: ignore[index]
     custom_id = modal["data"]["custom_id"]  # type: ignore[index]
@@ -193,8 +278,13 @@ async def test_the_button_works_after_a_restart(discord_env: Harness) -> None:
     await h.bot.client.close()
     h.bot = h.new_bot()  # a new process: nothing in memory but the persistent dynamic item
     await h.bot.client.login("test-token")
-    press = h.send(interaction(3, {"custom_id": f"tracedrill:submit:{drill_id}", "component_type": 2},
-                               message=message_payload(message_id, drill_id)))
+    press = h.send(
+        interaction(
+            3,
+            {"custom_id": f"tracedrill:submit:{drill_id}", "component_type": 2},
+            message=message_payload(message_id, drill_id),
+        )
+    )
     modal = (await h.api.wait_for("POST", f"/interactions/{press['id']}/"))[0].json
     assert modal["type"] == 9  # type: ignore[index]
 
@@ -218,14 +308,24 @@ async def test_over_long_and_hostile_answers(discord_env: Harness) -> None:
         return h.send(modal_submit(f"tracedrill:modal:{drill_id}:abc123", text))
 
     h.bot.chat.followups.clear()
-    press = h.send(interaction(3, {"custom_id": f"tracedrill:submit:{drill_id}", "component_type": 2},
-                               message=message_payload("1", drill_id)))
+    press = h.send(
+        interaction(
+            3,
+            {"custom_id": f"tracedrill:submit:{drill_id}", "component_type": 2},
+            message=message_payload("1", drill_id),
+        )
+    )
     await h.api.wait_for("POST", f"/interactions/{press['id']}/")
     long = modal("x" * 5000)
     reply = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{long['token']}"))[0].json
     assert "Keep it under" in reply["content"]  # type: ignore[index]
-    h.send(interaction(3, {"custom_id": f"tracedrill:submit:{drill_id}", "component_type": 2},
-                       message=message_payload("1", drill_id)))
+    h.send(
+        interaction(
+            3,
+            {"custom_id": f"tracedrill:submit:{drill_id}", "component_type": 2},
+            message=message_payload("1", drill_id),
+        )
+    )
     await asyncio.sleep(0.1)
     hostile = modal("@everyone <@&123> <@42> it's a straggler")
     reply = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{hostile['token']}"))[0].json
@@ -239,8 +339,11 @@ async def test_schedule_needs_manage_server(discord_env: Harness) -> None:
     denied = h.send(interaction(2, command("trace-schedule", days="weekdays", time="09:30", timezone="UTC")))
     reply = (await h.api.wait_for("POST", f"/interactions/{denied['id']}/"))[0].json
     assert "Manage Server" in reply["data"]["content"]  # type: ignore[index]
-    ok = h.send(interaction(2, command("trace-schedule", days="weekdays", time="09:30", timezone="Asia/Tokyo"),
-                            permissions=MANAGE_GUILD))
+    ok = h.send(
+        interaction(
+            2, command("trace-schedule", days="weekdays", time="09:30", timezone="Asia/Tokyo"), permissions=MANAGE_GUILD
+        )
+    )
     text = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{ok['token']}"))[0].json["content"]  # type: ignore[index]
     assert "09:30 Asia/Tokyo" in text
 
@@ -263,8 +366,9 @@ def test_serve_needs_a_discord_token(monkeypatch: pytest.MonkeyPatch, tmp_path) 
     from bot.cli import main
 
     monkeypatch.delenv("DISCORD_TOKEN", raising=False)
-    result = CliRunner().invoke(main, ["serve", "--platform", "discord"],
-                                env={"DATABASE_URL": f"sqlite:///{tmp_path / 's.sqlite3'}"})
+    result = CliRunner().invoke(
+        main, ["serve", "--platform", "discord"], env={"DATABASE_URL": f"sqlite:///{tmp_path / 's.sqlite3'}"}
+    )
     assert result.exit_code == 1
     assert "DISCORD_TOKEN" in result.output
 
@@ -288,6 +392,7 @@ async def test_trace_analyze_with_an_attachment(discord_env: Harness, tmp_path, 
         if ev.get("cat") == "kernel" and "nccl" not in str(ev.get("name", "")).lower():
             ev["name"] = "pwn```\n[free gpus](https://evil.example)\n```" + str(ev["name"])
     data = json.dumps(doc).encode()
+
     async def serve_file(_request: web.Request) -> web.Response:
         return web.Response(body=data)
 
@@ -303,14 +408,34 @@ async def test_trace_analyze_with_an_attachment(discord_env: Harness, tmp_path, 
         return {"id": "555", "filename": name, "size": size, "url": url, "proxy_url": url, "content_type": None}
 
     try:
-        too_big = h.send(interaction(2, {"id": "778", "name": "trace-analyze", "type": 1, "guild_id": GUILD,
-                                         "options": [{"name": "trace", "type": 11, "value": "555"}],
-                                         "resolved": {"attachments": {"555": attachment("huge.json", 10**9)}}}))
+        too_big = h.send(
+            interaction(
+                2,
+                {
+                    "id": "778",
+                    "name": "trace-analyze",
+                    "type": 1,
+                    "guild_id": GUILD,
+                    "options": [{"name": "trace", "type": 11, "value": "555"}],
+                    "resolved": {"attachments": {"555": attachment("huge.json", 10**9)}},
+                },
+            )
+        )
         reply = (await h.api.wait_for("POST", f"/interactions/{too_big['id']}/"))[0].json
         assert "over the 50 MB limit" in reply["data"]["content"]  # type: ignore[index]
-        ok = h.send(interaction(2, {"id": "778", "name": "trace-analyze", "type": 1, "guild_id": GUILD,
-                                    "options": [{"name": "trace", "type": 11, "value": "555"}],
-                                    "resolved": {"attachments": {"555": attachment("rank-0.json", len(data))}}}))
+        ok = h.send(
+            interaction(
+                2,
+                {
+                    "id": "778",
+                    "name": "trace-analyze",
+                    "type": 1,
+                    "guild_id": GUILD,
+                    "options": [{"name": "trace", "type": 11, "value": "555"}],
+                    "resolved": {"attachments": {"555": attachment("rank-0.json", len(data))}},
+                },
+            )
+        )
         result = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{ok['token']}", seconds=20))[0]
         assert "alloc_stall" in result.json["content"]  # type: ignore[index]
         assert result.files == ["analysis.png"]
@@ -320,10 +445,19 @@ async def test_trace_analyze_with_an_attachment(discord_env: Harness, tmp_path, 
         busy_gate = bounded.Gate(running=1, waiting=0, queue_seconds=0)
         monkeypatch.setattr(bounded, "gate", busy_gate)
         with busy_gate:  # another upload is being analysed: one clear line, not a queue nobody sees
-            again = h.send(interaction(2, {"id": "778", "name": "trace-analyze", "type": 1, "guild_id": GUILD,
-                                           "options": [{"name": "trace", "type": 11, "value": "555"}],
-                                           "resolved": {"attachments": {"555": attachment("rank-0.json",
-                                                                                          len(data))}}}))
+            again = h.send(
+                interaction(
+                    2,
+                    {
+                        "id": "778",
+                        "name": "trace-analyze",
+                        "type": 1,
+                        "guild_id": GUILD,
+                        "options": [{"name": "trace", "type": 11, "value": "555"}],
+                        "resolved": {"attachments": {"555": attachment("rank-0.json", len(data))}},
+                    },
+                )
+            )
             busy = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{again['token']}", seconds=20))[0]
         assert "busy" in busy.json["content"] and "try again" in busy.json["content"]  # type: ignore[index]
     finally:
@@ -402,8 +536,7 @@ async def test_missing_permission_to_post_is_explained_and_leaves_no_drill(disco
     assert len(h.api.of("POST", f"/channels/{CHANNEL}/messages")) == 1, "a refusal is not retried"
 
 
-async def test_no_thread_permission_reveals_as_a_reply_and_lost_access_is_not_retried(
-        discord_env: Harness) -> None:
+async def test_no_thread_permission_reveals_as_a_reply_and_lost_access_is_not_retried(discord_env: Harness) -> None:
     h = discord_env
     h.send(interaction(2, command("trace", signature="healthy")))
     drill_id, message_id = await _posted_drill(h)
@@ -440,8 +573,11 @@ async def test_closed_dms_get_a_note_in_the_reveal_thread(discord_env: Harness) 
     assert await h.engine.reveal(drill_id)
     refused = [c for c in h.api.calls if c.failed]
     assert refused, "the DM was tried and refused with 50007"
-    note = [c.json for c in h.api.of("POST", f"/channels/{message_id}/messages")
-            if "DMs are closed" in (c.json or {}).get("content", "")]  # type: ignore[union-attr]
+    note = [
+        c.json
+        for c in h.api.of("POST", f"/channels/{message_id}/messages")
+        if "DMs are closed" in (c.json or {}).get("content", "")
+    ]  # type: ignore[union-attr]
     assert len(note) == 1
     assert "<@77>" in note[0]["content"]  # type: ignore[index]
     assert note[0]["allowed_mentions"]["users"] == [77], "it pings only that person"  # type: ignore[index]
@@ -471,8 +607,11 @@ async def test_removed_from_a_server_its_schedules_stop_and_rejoining_restarts_t
     from bot.store import repo
 
     h = discord_env
-    ok = h.send(interaction(2, command("trace-schedule", days="weekdays", time="09:30", timezone="UTC"),
-                            permissions=MANAGE_GUILD))
+    ok = h.send(
+        interaction(
+            2, command("trace-schedule", days="weekdays", time="09:30", timezone="UTC"), permissions=MANAGE_GUILD
+        )
+    )
     await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{ok['token']}")
 
     def enabled() -> bool:
@@ -484,9 +623,23 @@ async def test_removed_from_a_server_its_schedules_stop_and_rejoining_restarts_t
 
     assert enabled()
     state = h.bot.client._connection
-    guild = {"id": GUILD, "name": "perf club", "owner_id": "42", "roles": [], "emojis": [], "features": [],
-             "member_count": 2, "channels": [], "threads": [], "members": [], "voice_states": [],
-             "presences": [], "stickers": [], "large": False, "unavailable": False}
+    guild = {
+        "id": GUILD,
+        "name": "perf club",
+        "owner_id": "42",
+        "roles": [],
+        "emojis": [],
+        "features": [],
+        "member_count": 2,
+        "channels": [],
+        "threads": [],
+        "members": [],
+        "voice_states": [],
+        "presences": [],
+        "stickers": [],
+        "large": False,
+        "unavailable": False,
+    }
     state.parse_guild_create(guild)  # type: ignore[arg-type]
     state.parse_guild_delete({"id": GUILD, "unavailable": False})  # type: ignore[arg-type,typeddict-item]
     for _ in range(100):
@@ -549,9 +702,13 @@ async def test_trace_config_needs_manage_server_and_sets_the_channel(discord_env
     h = discord_env
 
     def config(permissions: str = "0", **options: Any) -> dict[str, Any]:
-        data = {"id": "779", "name": "trace-config", "type": 1, "guild_id": GUILD,
-                "options": [{"name": k, "type": 4 if isinstance(v, int) else 3, "value": v}
-                            for k, v in options.items()]}
+        data = {
+            "id": "779",
+            "name": "trace-config",
+            "type": 1,
+            "guild_id": GUILD,
+            "options": [{"name": k, "type": 4 if isinstance(v, int) else 3, "value": v} for k, v in options.items()],
+        }
         return h.send(interaction(2, data, permissions=permissions))
 
     denied = config(difficulty="hard")
@@ -560,8 +717,13 @@ async def test_trace_config_needs_manage_server_and_sets_the_channel(discord_env
     bad = config(MANAGE_GUILD, signatures="straggler, warp_drive")
     reply = (await h.api.wait_for("POST", f"/interactions/{bad['id']}/"))[0].json
     assert "warp_drive" in reply["data"]["content"]  # type: ignore[index]
-    ok = config(MANAGE_GUILD, answer_seconds=600, difficulty="easy", signatures="launch_bound",
-                schedule="daily 08:15 Asia/Tokyo")
+    ok = config(
+        MANAGE_GUILD,
+        answer_seconds=600,
+        difficulty="easy",
+        signatures="launch_bound",
+        schedule="daily 08:15 Asia/Tokyo",
+    )
     text = (await h.api.wait_for("POST", f"/webhooks/{APP_ID}/{ok['token']}"))[0].json["content"]  # type: ignore[index]
     assert "Saved" in text and "600 s" in text and "launch_bound" in text and "08:15 Asia/Tokyo" in text
     shown = config(MANAGE_GUILD)
@@ -597,8 +759,9 @@ async def test_trace_me_shows_feedback_and_a_chart(discord_env: Harness) -> None
     assert reply.json["flags"] & 64  # type: ignore[index]
 
 
-async def test_discord_sync_command_forces_a_sync(discord_env: Harness, monkeypatch: pytest.MonkeyPatch,
-                                                  tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_discord_sync_command_forces_a_sync(
+    discord_env: Harness, monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
     from bot.adapters.discord.cli import sync_once
 
     h = discord_env

@@ -46,23 +46,48 @@ async def discord_env(database: Database, monkeypatch: pytest.MonkeyPatch) -> As
 
 
 def command(name: str, **options: str | int) -> dict[str, Any]:
-    return {"id": "778", "name": name, "type": 1, "guild_id": GUILD,
-            "options": [{"name": k, "type": 4 if isinstance(v, int) else 3, "value": v} for k, v in options.items()]}
+    return {
+        "id": "778",
+        "name": name,
+        "type": 1,
+        "guild_id": GUILD,
+        "options": [{"name": k, "type": 4 if isinstance(v, int) else 3, "value": v} for k, v in options.items()],
+    }
 
 
 def message(message_id: str, custom_id: str) -> dict[str, Any]:
     button = {"type": 2, "style": 1, "label": "Answer", "custom_id": custom_id}
-    return {"components": [{"type": 1, "components": [button]}], "id": message_id, "channel_id": CHANNEL,
-            "type": 0, "content": "", "author": {"id": "900", "username": "tracedrill", "discriminator": "0",
-                                                 "avatar": None, "bot": True},
-            "attachments": [], "embeds": [], "mentions": [], "mention_roles": [], "pinned": False,
-            "mention_everyone": False, "tts": False, "timestamp": datetime.now(UTC).isoformat(),
-            "edited_timestamp": None, "flags": 0}
+    return {
+        "components": [{"type": 1, "components": [button]}],
+        "id": message_id,
+        "channel_id": CHANNEL,
+        "type": 0,
+        "content": "",
+        "author": {"id": "900", "username": "tracedrill", "discriminator": "0", "avatar": None, "bot": True},
+        "attachments": [],
+        "embeds": [],
+        "mentions": [],
+        "mention_roles": [],
+        "pinned": False,
+        "mention_everyone": False,
+        "tts": False,
+        "timestamp": datetime.now(UTC).isoformat(),
+        "edited_timestamp": None,
+        "flags": 0,
+    }
 
 
 def modal_submit(custom_id: str, text: str, user: str = "42") -> dict[str, Any]:
-    return interaction(5, {"custom_id": custom_id, "components": [
-        {"type": 1, "components": [{"type": 4, "custom_id": "tracedrill:prep-answer", "value": text}]}]}, user=user)
+    return interaction(
+        5,
+        {
+            "custom_id": custom_id,
+            "components": [
+                {"type": 1, "components": [{"type": 4, "custom_id": "tracedrill:prep-answer", "value": text}]}
+            ],
+        },
+        user=user,
+    )
 
 
 async def followup(h: PrepHarness, payload: dict[str, Any]) -> str:
@@ -72,8 +97,9 @@ async def followup(h: PrepHarness, payload: dict[str, Any]) -> str:
 
 
 async def press(h: PrepHarness, custom_id: str, message_id: str, user: str = "42") -> dict[str, Any]:
-    p = h.send(interaction(3, {"custom_id": custom_id, "component_type": 2}, user=user,
-                           message=message(message_id, custom_id)))
+    p = h.send(
+        interaction(3, {"custom_id": custom_id, "component_type": 2}, user=user, message=message(message_id, custom_id))
+    )
     return (await h.api.wait_for("POST", f"/interactions/{p['id']}/"))[0].json  # type: ignore[return-value]
 
 
@@ -152,23 +178,48 @@ async def test_interview_round_then_summary_in_the_thread(discord_env: PrepHarne
 
 async def test_study_group_interview_schedule_needs_manage_server(discord_env: PrepHarness) -> None:
     h = discord_env
-    cmd = h.send(interaction(2, command("trace-prep-schedule", what="interview", days="weekdays", time="17:00",
-                                        timezone="Europe/Berlin", group="prep")))
+    cmd = h.send(
+        interaction(
+            2,
+            command(
+                "trace-prep-schedule",
+                what="interview",
+                days="weekdays",
+                time="17:00",
+                timezone="Europe/Berlin",
+                group="prep",
+            ),
+        )
+    )
     reply = (await h.api.wait_for("POST", f"/interactions/{cmd['id']}/"))[0].json
     assert "Manage Server" in reply["data"]["content"]  # type: ignore[index]
     from bot.drills.ports import ChannelRef, UserRef
     from bot.drills.service import TeamService
 
-    await TeamService(h.engine).group_text("create", "prep", UserRef("discord", GUILD, "42", "ana"),
-                                           ChannelRef("discord", GUILD, CHANNEL, "perf"))
-    ok = h.send(interaction(2, command("trace-prep-schedule", what="interview", days="weekdays", time="17:00",
-                                       timezone="Europe/Berlin", group="prep"), permissions=MANAGE_GUILD))
+    await TeamService(h.engine).group_text(
+        "create", "prep", UserRef("discord", GUILD, "42", "ana"), ChannelRef("discord", GUILD, CHANNEL, "perf")
+    )
+    ok = h.send(
+        interaction(
+            2,
+            command(
+                "trace-prep-schedule",
+                what="interview",
+                days="weekdays",
+                time="17:00",
+                timezone="Europe/Berlin",
+                group="prep",
+            ),
+            permissions=MANAGE_GUILD,
+        )
+    )
     assert "study group prep" in await followup(h, ok)
     with h.db.session() as s:
         row = s.scalars(select(PrepSchedule)).one()
         assert (row.kind, row.hour, row.minute, row.group_id is not None) == ("interview", 17, 0, True)
-    await h.prep.interview.invite(ChannelRef("discord", GUILD, CHANNEL, "perf"), rounds=2, group="prep",
-                                  group_id=row.group_id)
+    await h.prep.interview.invite(
+        ChannelRef("discord", GUILD, CHANNEL, "perf"), rounds=2, group="prep", group_id=row.group_id
+    )
     invite = (await h.api.wait_for("POST", f"/channels/{CHANNEL}/messages"))[0].json
     start_id = invite["components"][0]["components"][0]["custom_id"]  # type: ignore[index]
     assert start_id == f"tracedrill:istart:2:{row.group_id}"

@@ -204,8 +204,12 @@ async def test_first_scheduled_drill_of_a_new_period_announces_last_periods_winn
 async def test_stats_streaks_and_confusion(database: Database) -> None:
     chat, clock = FakeChat(), Clock()
     e = engine_for(database, chat, clock)
-    plan = [("straggler", GOOD), ("sync_stall", "cudaMalloc every step"), ("healthy", "healthy, stop here"),
-            ("launch_bound", "launch overhead, cuda graphs")]
+    plan = [
+        ("straggler", GOOD),
+        ("sync_stall", "cudaMalloc every step"),
+        ("healthy", "healthy, stop here"),
+        ("launch_bound", "launch overhead, cuda graphs"),
+    ]
     for sig, answer in plan:
         d = await e.start(channel(), signature=sig, scheduled=True, duration_seconds=60)
         await e.submit(d.id, user("Ana"), answer)
@@ -253,8 +257,14 @@ def test_selection_favours_weak_signatures_and_keeps_twins_in_rotation() -> None
     picks = [choose_signature(rng, [], accuracy) for _ in range(3000)]
     share = picks.count("pipeline_bubbles") / len(picks)
     assert share > 2 * (1 / 10), "the weak signature comes up more than its fair share"
-    recent = ["straggler", "launch_bound", "input_starvation", "pipeline_bubbles", "memory_bound_kernel",
-              "prefill_blocks_decode"]
+    recent = [
+        "straggler",
+        "launch_bound",
+        "input_starvation",
+        "pipeline_bubbles",
+        "memory_bound_kernel",
+        "prefill_blocks_decode",
+    ]
     rotation = [choose_signature(rng, recent, accuracy) for _ in range(2000)]
     assert rotation.count("healthy") / len(rotation) > 0.1
     assert not set(rotation) & set(recent[:3])

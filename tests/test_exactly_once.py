@@ -69,7 +69,8 @@ async def test_an_answer_racing_the_reveal_is_in_it_or_late(database: Database) 
     assert len(rows) == len(names)
     on_time = [o for o in outcomes if not o.late]
     assert len(in_reveal) == len(on_time) == sum(1 for late, _, _ in rows if not late), (
-        f"{len(on_time)} on-time answers stored, {len(in_reveal)} in the reveal")
+        f"{len(on_time)} on-time answers stored, {len(in_reveal)} in the reveal"
+    )
     assert all(o.status == "late" for o in outcomes if o.late)
 
 
@@ -145,8 +146,9 @@ async def test_a_scheduled_slot_is_started_once_however_often_it_fires(database:
     e1 = engine_for(database, chat, clock)
     e2 = engine_for(Database(engine=database.engine), chat, clock, seed=2)
     slot = "channel:2026-03-02T09:00Z"
-    results = await asyncio.gather(*(eng.start(channel(), scheduled=True, slot_key=slot) for eng in (e1, e2, e1)),
-                                   return_exceptions=True)
+    results = await asyncio.gather(
+        *(eng.start(channel(), scheduled=True, slot_key=slot) for eng in (e1, e2, e1)), return_exceptions=True
+    )
     started = [r for r in results if not isinstance(r, BaseException)]
     assert len(started) == 1, results
     assert all(isinstance(r, AlreadyStarted) for r in results if isinstance(r, BaseException))

@@ -75,8 +75,11 @@ def test_typo_tolerance_does_not_turn_ordinary_words_into_rubric_words() -> None
         ("sync_stall", "zero cudaMalloc in steady state. a branch on a gpu value forces a sync every layer", 1.0),
         ("launch_bound", "sometimes it's launch overhead, sometimes syncs, sometimes memory bandwidth", 0.0),
         # a diagnosis attributed to someone else is not the reply's own claim
-        ("launch_bound", "someone said it's memory bound but the kernels are tiny and the GPU idles between "
-         "launches. Launch-bound.", 1.0),
+        (
+            "launch_bound",
+            "someone said it's memory bound but the kernels are tiny and the GPU idles between launches. Launch-bound.",
+            1.0,
+        ),
         # a bare, tentative naming of the culprit component is a hedged diagnosis
         ("input_starvation", "perhaps the input pipeline? the gpu waits at every step start", 0.5),
         # the host (CPU side) being behind is not one member of the job being slow
@@ -160,12 +163,21 @@ def test_grade_explain_shows_concepts_and_rules_per_clause() -> None:
 @pytest.mark.parametrize(
     ("signature", "answer"),
     [
-        ("straggler", "It's a straggler. Could also be an unoverlapped all-reduce, so check the bucket count. Another "
-         "possibility is the dataloader; bump num_workers. Worth ruling out launch overhead too, CUDA graphs help."),
-        ("memory_bound_kernel", "Memory-bound kernel, clearly. Though it could equally be launch overhead or a sync "
-         "stall or input starvation. Fuse the ops, CUDA graphs, drop .item(), more workers."),
-        ("input_starvation", "Looks like the dataloader.\n- could be a host sync from .item()\n- could be launch "
-         "overhead, try CUDA graphs\n- could be the allocator, set expandable_segments\n- raise num_workers"),
+        (
+            "straggler",
+            "It's a straggler. Could also be an unoverlapped all-reduce, so check the bucket count. Another "
+            "possibility is the dataloader; bump num_workers. Worth ruling out launch overhead too, CUDA graphs help.",
+        ),
+        (
+            "memory_bound_kernel",
+            "Memory-bound kernel, clearly. Though it could equally be launch overhead or a sync "
+            "stall or input starvation. Fuse the ops, CUDA graphs, drop .item(), more workers.",
+        ),
+        (
+            "input_starvation",
+            "Looks like the dataloader.\n- could be a host sync from .item()\n- could be launch "
+            "overhead, try CUDA graphs\n- could be the allocator, set expandable_segments\n- raise num_workers",
+        ),
     ],
 )
 def test_a_verdict_followed_by_a_catalogue_earns_nothing(signature: str, answer: str) -> None:
@@ -173,9 +185,15 @@ def test_a_verdict_followed_by_a_catalogue_earns_nothing(signature: str, answer:
 
 
 def test_a_verdict_with_a_rejected_twin_and_a_side_remark_keeps_its_credit() -> None:
-    g = grade("straggler", "Straggler: rank 3 computes 20% longer, others wait in the all-reduce. Not an overlap "
-              "problem. Check nvidia-smi clocks, drain the node.")
+    g = grade(
+        "straggler",
+        "Straggler: rank 3 computes 20% longer, others wait in the all-reduce. Not an overlap "
+        "problem. Check nvidia-smi clocks, drain the node.",
+    )
     assert (g.signature.credit, g.fix.credit) == (1.0, 1.0)
-    g = grade("launch_bound", "Launch bound, tiny kernels; maybe a bit of sync too. cuda_api_sum shows launches ≈ "
-              "step. CUDA graphs or torch.compile.")
+    g = grade(
+        "launch_bound",
+        "Launch bound, tiny kernels; maybe a bit of sync too. cuda_api_sum shows launches ≈ "
+        "step. CUDA graphs or torch.compile.",
+    )
     assert g.signature.credit == 1.0 and g.score > 0.9

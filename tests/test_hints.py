@@ -39,8 +39,7 @@ def test_no_hint_contains_its_signatures_own_words(signature_id: str, seed: int,
         assert not others, f"level {level} hint for {signature_id} names {others}"
 
 
-def test_level_one_names_a_reading_step_and_level_two_rows_and_a_time_range_in_the_picture(
-        signature_id: str) -> None:
+def test_level_one_names_a_reading_step_and_level_two_rows_and_a_time_range_in_the_picture(signature_id: str) -> None:
     scenario = generate(signature_id, 5, "medium")
     one, two = hint_for(scenario, 1), hint_for(scenario, 2)
     assert (one.level, one.cost, two.level, two.cost) == (1, HINT_COSTS[0], 2, HINT_COSTS[1])
@@ -119,8 +118,11 @@ def test_cli_hint_json_shape(signature: str, tmp_path, monkeypatch) -> None:  # 
     monkeypatch.setenv("TRACEDRILL_OUT", str(tmp_path / "pictures"))
     env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'h.sqlite3'}"}
     runner = CliRunner()
-    started = runner.invoke(main, ["drill", "start", "--channel", "terminal:team", "--signature", signature,
-                                   "--duration", "600", "--json"], env=env)
+    started = runner.invoke(
+        main,
+        ["drill", "start", "--channel", "terminal:team", "--signature", signature, "--duration", "600", "--json"],
+        env=env,
+    )
     drill_id = json.loads(started.stdout)["drill_id"]
     got = runner.invoke(main, ["drill", "hint", str(drill_id), "--user", "ana", "--json"], env=env)
     assert got.exit_code == 0, got.output
@@ -140,13 +142,20 @@ def test_h_in_play_gives_the_hints_and_the_points_pay_for_them(tmp_path, monkeyp
 
     monkeypatch.setenv("TRACEDRILL_OUT", str(tmp_path / "pictures"))
     env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'p.sqlite3'}"}
-    answer = ("Rank 2 is a straggler: the others wait for it in the all-reduce.\n"
-              "Check DCGM clocks and throttle reasons on that GPU; fix the node's cooling.\n\n")
+    answer = (
+        "Rank 2 is a straggler: the others wait for it in the all-reduce.\n"
+        "Check DCGM clocks and throttle reasons on that GPU; fix the node's cooling.\n\n"
+    )
     runner = CliRunner()
-    plain = runner.invoke(main, ["play", "--signature", "straggler", "--seed", "4", "--user", "ana", "--no-timer"],
-                          input=answer, env=env)
-    hinted = runner.invoke(main, ["play", "--signature", "straggler", "--seed", "4", "--user", "bo", "--no-timer"],
-                           input="h\n\nH\n\nh\n" + answer, env=env)
+    plain = runner.invoke(
+        main, ["play", "--signature", "straggler", "--seed", "4", "--user", "ana", "--no-timer"], input=answer, env=env
+    )
+    hinted = runner.invoke(
+        main,
+        ["play", "--signature", "straggler", "--seed", "4", "--user", "bo", "--no-timer"],
+        input="h\n\nH\n\nh\n" + answer,
+        env=env,
+    )
     assert plain.exit_code == 0, plain.output
     assert hinted.exit_code == 0, hinted.output
     out = hinted.output

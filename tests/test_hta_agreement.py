@@ -25,8 +25,9 @@ def trace_analysis():  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("difficulty", ["easy", "hard"])
-def test_hta_loads_every_signature_and_agrees(signature_id: str, difficulty: str, tmp_path: Path,
-                                              trace_analysis) -> None:  # type: ignore[no-untyped-def]
+def test_hta_loads_every_signature_and_agrees(
+    signature_id: str, difficulty: str, tmp_path: Path, trace_analysis
+) -> None:  # type: ignore[no-untyped-def]
     scenario = generate(signature_id, 11, difficulty)
     export_scenario(scenario, tmp_path)
     expected = json.loads((tmp_path / "scenario.json").read_text())["figures"]
@@ -44,8 +45,12 @@ def test_hta_loads_every_signature_and_agrees(signature_id: str, difficulty: str
     quantisation_pp = 100.0 * kernels * 1.0 / float(row["kernel_time(us)"])
     tolerance = max(TOLERANCE_PP, quantisation_pp)
     assert idle == pytest.approx(expected["hta_idle_pct"], abs=tolerance)
-    if ("gpu_idle_pct" in expected and signature_id not in ("prefill_blocks_decode", "pipeline_bubbles")
-            and difficulty != "hard" and scenario.trace.world_size == 1):
+    if (
+        "gpu_idle_pct" in expected
+        and signature_id not in ("prefill_blocks_decode", "pipeline_bubbles")
+        and difficulty != "hard"
+        and scenario.trace.world_size == 1
+    ):
         # Our steady-state per-step figure and HTA's whole-span figure describe the same thing — unless the
         # first step is deliberately not steady (hard drills open on a warm-up cudaMalloc storm), which HTA's
         # span includes and the steady figure leaves out; hta_idle_pct above covers that case. Multi-rank traces

@@ -30,8 +30,11 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
 
 def test_nothing_of_a_drill_shows_before_its_reveal(env: dict[str, str], tmp_path: Path) -> None:
     run = CliRunner().invoke
-    started = run(main, ["drill", "start", "--channel", "terminal:team", "--signature", "straggler", "--seed", "4",
-                         "--json"], env=env)
+    started = run(
+        main,
+        ["drill", "start", "--channel", "terminal:team", "--signature", "straggler", "--seed", "4", "--json"],
+        env=env,
+    )
     drill_id = json.loads(started.stdout)["drill_id"]
     answered = run(main, ["drill", "answer", str(drill_id), "--user", "ana", "--text", GOOD, "--json"], env=env)
     data = json.loads(answered.stdout)
@@ -39,8 +42,10 @@ def test_nothing_of_a_drill_shows_before_its_reveal(env: dict[str, str], tmp_pat
     assert data["status"] == "scored" and data["points"] is None
     human = run(main, ["drill", "answer", str(drill_id), "--user", "bo", "--text", GOOD], env=env)
     assert human.output.startswith("Recorded.") and "pts" not in human.output and "points" not in human.output
-    for board_args in (["leaderboard", "--period", "all", "--json"],
-                       ["leaderboard", "--channel", "terminal:team", "--period", "all", "--json"]):
+    for board_args in (
+        ["leaderboard", "--period", "all", "--json"],
+        ["leaderboard", "--channel", "terminal:team", "--period", "all", "--json"],
+    ):
         assert json.loads(run(main, board_args, env=env).stdout) == [], board_args
     stats = json.loads(run(main, ["stats", "--user", "ana", "--json"], env=env).stdout)
     assert stats["answers"] == 0, "stats would tell the signature and the score"
@@ -48,15 +53,19 @@ def test_nothing_of_a_drill_shows_before_its_reveal(env: dict[str, str], tmp_pat
     with sqlite3.connect(tmp_path / "team.sqlite3") as conn:  # the deadline passes
         conn.execute("UPDATE drills SET deadline_at = '2020-01-01 00:00:00.000000'")
     assert run(main, ["drill", "reveal-due"], env=env).exit_code == 0
-    board = json.loads(run(main, ["leaderboard", "--channel", "terminal:team", "--period", "all", "--json"],
-                           env=env).stdout)
+    board = json.loads(
+        run(main, ["leaderboard", "--channel", "terminal:team", "--period", "all", "--json"], env=env).stdout
+    )
     assert {r["user"] for r in board} == {"ana", "bo"} and all(r["points"] >= 100 for r in board)
 
 
 def test_an_empty_revision_is_refused_and_keeps_the_scored_answer(env: dict[str, str]) -> None:
     run = CliRunner().invoke
-    started = run(main, ["drill", "start", "--channel", "terminal:team", "--signature", "straggler", "--seed", "4",
-                         "--json"], env=env)
+    started = run(
+        main,
+        ["drill", "start", "--channel", "terminal:team", "--signature", "straggler", "--seed", "4", "--json"],
+        env=env,
+    )
     drill_id = str(json.loads(started.stdout)["drill_id"])
     assert run(main, ["drill", "answer", drill_id, "--user", "ana", "--text", GOOD], env=env).exit_code == 0
     for blank in ("", "   \n\t ", "\x00\x01"):

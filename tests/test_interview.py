@@ -29,9 +29,10 @@ def test_plan_rises_in_difficulty_with_distinct_signatures() -> None:
 
 def test_reading_order_is_scored_by_coverage_and_order() -> None:
     s = generate("unoverlapped_allreduce", 2, "medium")
-    in_order = ("The step is long. There is a gap at the end of compute. No overlap: comm is exposed. "
-                "Top kernels are GEMMs.")
-    reversed_ = ("Top kernels are GEMMs. No overlap: comm is exposed. There is a gap at the end. The step is long.")
+    in_order = (
+        "The step is long. There is a gap at the end of compute. No overlap: comm is exposed. Top kernels are GEMMs."
+    )
+    reversed_ = "Top kernels are GEMMs. No overlap: comm is exposed. There is a gap at the end. The step is long."
     assert narration(s, in_order).order == 1.0
     assert narration(s, reversed_).order == 0.5
     assert narration(s, "The step is long.").order == 0.125
@@ -44,8 +45,9 @@ def test_numbers_must_be_this_traces_own() -> None:
     right = narration(s, f"The step is {step:.0f} ms and the others wait {wait:.0f} ms.")
     assert right.numbers == 1.0
     figures = trace_figures(s)
-    wrong_value = next(v for v in (step * 3.7, step * 5.3, 12345.0)
-                       if all(abs(v - f) > 0.1 * abs(f) for f in figures if f))
+    wrong_value = next(
+        v for v in (step * 3.7, step * 5.3, 12345.0) if all(abs(v - f) > 0.1 * abs(f) for f in figures if f)
+    )
     wrong = narration(s, f"The step is {wrong_value:.0f} ms.")
     assert wrong.numbers == 0.0 and "nothing in this trace" in wrong.notes[1]
     half = narration(s, f"The step is {step:.0f} ms.")
@@ -77,8 +79,7 @@ def test_the_model_answer_quotes_the_scenarios_figures_and_grades_well(signature
 def test_piped_interview_completes_with_a_summary_and_model_answers() -> None:
     specs = plan(3, 42)
     answers = "".join(model_answer(scenario_for(spec)) + "\n\n" for spec in specs)
-    result = CliRunner().invoke(main, ["interview", "--rounds", "3", "--user", "ana", "--seed", "42"],
-                                input=answers)
+    result = CliRunner().invoke(main, ["interview", "--rounds", "3", "--user", "ana", "--seed", "42"], input=answers)
     assert result.exit_code == 0, result.output
     out = result.output
     assert "Summary" in out and "Overall" in out

@@ -30,8 +30,7 @@ def formula(kind: str, g: dict[str, float]) -> float:
     if kind == "ridge":
         return g["peak_tflops"] / g["bandwidth_tbps"]
     if kind == "mfu":
-        return 100 * 6 * g["params"] * g["tokens_per_step"] / (
-            g["step_seconds"] * g["gpus"] * g["peak_tflops"] * 1e12)
+        return 100 * 6 * g["params"] * g["tokens_per_step"] / (g["step_seconds"] * g["gpus"] * g["peak_tflops"] * 1e12)
     if kind == "intensity":
         m, n, k, b = g["m"], g["n"], g["k"], g["bytes_per_element"]
         return 2 * m * n * k / (b * (m * k + k * n + m * n))
@@ -104,8 +103,10 @@ def test_givens_are_physically_possible() -> None:
             elif kind == "bubble":
                 assert 0 < q.answer < 100
             elif kind == "ridge":
-                assert any(g["peak_tflops"] == h.bf16_tflops and g["bandwidth_tbps"] * 1000 == pytest.approx(h.hbm_gbps)
-                           for h in ALL_GPUS)
+                assert any(
+                    g["peak_tflops"] == h.bf16_tflops and g["bandwidth_tbps"] * 1000 == pytest.approx(h.hbm_gbps)
+                    for h in ALL_GPUS
+                )
             elif kind == "itl_floor":
                 hw = links[q.hardware]
                 assert g["params"] * g["bytes_per_param"] / g["gpus"] <= hw.memory_gb * 1e9
@@ -114,22 +115,25 @@ def test_givens_are_physically_possible() -> None:
                 assert q.answer * 8192 < 80e9  # one long sequence fits a GPU
 
 
-@pytest.mark.parametrize(("text", "unit", "value"), [
-    ("~1.2e3", "GB/s", 1200.0),
-    ("1,200 GB/s", "GB/s", 1200.0),
-    ("45%", "%", 45.0),
-    ("0.45", "%", 45.0),
-    ("≈ 230", "GB/s", 230.0),
-    ("1.2 TB/s", "GB/s", 1200.0),
-    ("320 KiB", "bytes", 327680.0),
-    ("160 KB", "bytes", 160000.0),
-    ("1.2k", "FLOP/byte", 1200.0),
-    ("21 µs", "ms", 0.021),
-    ("2,5", "ms", 2.5),
-    ("3 x 10^2", "ms", 300.0),
-    ("2·7/8·16e9/0.175 = 160", "GB/s", 160.0),
-    ("about 295 FLOP/byte", "FLOP/byte", 295.0),
-])
+@pytest.mark.parametrize(
+    ("text", "unit", "value"),
+    [
+        ("~1.2e3", "GB/s", 1200.0),
+        ("1,200 GB/s", "GB/s", 1200.0),
+        ("45%", "%", 45.0),
+        ("0.45", "%", 45.0),
+        ("≈ 230", "GB/s", 230.0),
+        ("1.2 TB/s", "GB/s", 1200.0),
+        ("320 KiB", "bytes", 327680.0),
+        ("160 KB", "bytes", 160000.0),
+        ("1.2k", "FLOP/byte", 1200.0),
+        ("21 µs", "ms", 0.021),
+        ("2,5", "ms", 2.5),
+        ("3 x 10^2", "ms", 300.0),
+        ("2·7/8·16e9/0.175 = 160", "GB/s", 160.0),
+        ("about 295 FLOP/byte", "FLOP/byte", 295.0),
+    ],
+)
 def test_lenient_parsing(text: str, unit: str, value: float) -> None:
     assert parse_answer(text, unit) == pytest.approx(value)
 
@@ -162,8 +166,9 @@ def test_bad_input_is_one_line_without_traceback() -> None:
 
 def test_interactive_with_piped_answers() -> None:
     q1, q2 = question("ridge", 3), question("ridge", 4)
-    result = CliRunner().invoke(main, ["math", "--kind", "ridge", "--seed", "3", "--rounds", "2"],
-                                input=f"{q1.answer}\n{2 * q2.answer}\n")
+    result = CliRunner().invoke(
+        main, ["math", "--kind", "ridge", "--seed", "3", "--rounds", "2"], input=f"{q1.answer}\n{2 * q2.answer}\n"
+    )
     assert result.exit_code == 0, result.output
     assert q1.question.split(":")[0] in result.output
     assert "✓ Right" in result.output and "✗ Not quite" in result.output
@@ -181,8 +186,9 @@ def test_play_math_stores_points_on_the_local_math_board(tmp_path, monkeypatch: 
     env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'play.sqlite3'}"}
     q = question(None, 12)
     runner = CliRunner()
-    result = runner.invoke(main, ["play", "--math", "--seed", "12", "--user", "ana"],
-                           input=f"no idea\n{q.answer:,.4g} {q.unit}\n", env=env)
+    result = runner.invoke(
+        main, ["play", "--math", "--seed", "12", "--user", "ana"], input=f"no idea\n{q.answer:,.4g} {q.unit}\n", env=env
+    )
     assert result.exit_code == 0, result.output
     out = " ".join(result.output.split())  # the console wraps at 80 columns
     assert "nothing was recorded" in out and "Worked:" in out

@@ -16,8 +16,15 @@ from bot.scenarios.kernels import nccl_allreduce
 from bot.scenarios.model import Category, Scenario
 from bot.scenarios.registry import generate
 
-DP_TRAINING = ("healthy", "memory_bound_kernel", "sync_stall", "alloc_stall", "input_starvation",
-               "straggler", "unoverlapped_allreduce")
+DP_TRAINING = (
+    "healthy",
+    "memory_bound_kernel",
+    "sync_stall",
+    "alloc_stall",
+    "input_starvation",
+    "straggler",
+    "unoverlapped_allreduce",
+)
 TRAINING = (*DP_TRAINING, "pipeline_bubbles")
 MULTI_RANK = ("straggler", "unoverlapped_allreduce", "pipeline_bubbles")
 
@@ -86,8 +93,9 @@ def test_twins_launch_the_same_kernels() -> None:
         for sig in (a, b):
             for seed in range(400, 404):
                 s = generate(sig, seed, "medium")
-                names[sig][s.hardware.arch] |= {e.name for e in s.trace.ranks[0].kernels()
-                                                if e.category is Category.COMPUTE}
+                names[sig][s.hardware.arch] |= {
+                    e.name for e in s.trace.ranks[0].kernels() if e.category is Category.COMPUTE
+                }
         for arch in set(names[a]) & set(names[b]):
             assert names[a][arch] == names[b][arch], (a, b, arch, names[a][arch] ^ names[b][arch])
 

@@ -20,8 +20,10 @@ from bot.store.models import Attempt, Drill
 
 from .helpers import Clock
 
-ANSWER = ("Rank 2 is a straggler: the others wait for it in the all-reduce.\n"
-          "Check DCGM clocks and throttle reasons on that GPU; fix the node's cooling.\n\n")
+ANSWER = (
+    "Rank 2 is a straggler: the others wait for it in the all-reduce.\n"
+    "Check DCGM clocks and throttle reasons on that GPU; fix the node's cooling.\n\n"
+)
 
 
 @pytest.fixture
@@ -32,12 +34,23 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
 
 def test_play_with_piped_input_grades_reveals_and_stores(env: dict[str, str], tmp_path: Path) -> None:
     runner = CliRunner()
-    result = runner.invoke(main, ["play", "--signature", "straggler", "--seed", "4", "--user", "ana"],
-                           input=ANSWER, env=env)
+    result = runner.invoke(
+        main, ["play", "--signature", "straggler", "--seed", "4", "--user", "ana"], input=ANSWER, env=env
+    )
     assert result.exit_code == 0, result.output
     out = result.output
-    for section in ("Complaint:", "Picture:", "Your grade: 100/100", "Reveal", "Wrong hypothesis",
-                    "Confirm:", "Fix:", "In 60 seconds", "Annotated picture:", "CUDA API"):
+    for section in (
+        "Complaint:",
+        "Picture:",
+        "Your grade: 100/100",
+        "Reveal",
+        "Wrong hypothesis",
+        "Confirm:",
+        "Fix:",
+        "In 60 seconds",
+        "Annotated picture:",
+        "CUDA API",
+    ):
         assert section in out, section
     pictures = sorted(p.name for p in (tmp_path / "pictures").iterdir())
     assert pictures == ["drill-1-reveal.png", "drill-1.png"]
@@ -64,8 +77,9 @@ def test_play_with_piped_input_grades_reveals_and_stores(env: dict[str, str], tm
 def test_play_without_a_timer_earns_no_speed_bonus(env: dict[str, str]) -> None:
     runner = CliRunner()
     for flags in ([], ["--no-timer"]):
-        result = runner.invoke(main, ["play", "--signature", "straggler", "--seed", "4", "--user", "ana", *flags],
-                               input=ANSWER, env=env)
+        result = runner.invoke(
+            main, ["play", "--signature", "straggler", "--seed", "4", "--user", "ana", *flags], input=ANSWER, env=env
+        )
         assert result.exit_code == 0, result.output
     db = Database(env["DATABASE_URL"])
     with db.session() as s:
@@ -107,8 +121,13 @@ async def test_running_out_of_time_grades_what_was_typed_as_late(tmp_path: Path,
     chat = TerminalChat(tmp_path, lambda _t: None)
     engine = DrillEngine(database, {"terminal": chat}, clock=clock)
     console = Console(file=io.StringIO(), width=120)
-    code = await play(engine, chat, PlayOptions("cy", signature="sync_stall", seed=3, minutes=2.0), console,
-                      _SlowReader("loss.item() syncs every step\n\n", clock))
+    code = await play(
+        engine,
+        chat,
+        PlayOptions("cy", signature="sync_stall", seed=3, minutes=2.0),
+        console,
+        _SlowReader("loss.item() syncs every step\n\n", clock),
+    )
     assert code == 0
     text = console.file.getvalue()  # type: ignore[attr-defined]
     assert "late, not scored" in text

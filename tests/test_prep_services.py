@@ -40,7 +40,7 @@ async def test_points_lateness_duplicates_and_unreadable_answers(database: Datab
     clock = Clock()
     prep, chat = services(database, clock)
     started = await prep.math.start(channel(), kind="bubble")
-    (_, post), = chat.questions
+    ((_, post),) = chat.questions
     q = post.question
     assert (started.kind, post.deadline - post.posted_at) == ("bubble", started.deadline - post.posted_at)
     unreadable = await prep.math.answer(started.id, user("ana"), "dunno")
@@ -58,7 +58,7 @@ async def test_points_lateness_duplicates_and_unreadable_answers(database: Datab
     with pytest.raises(DrillError, match="No math question"):
         await prep.math.answer(started.id, user("ana", ws="T2"), "3")
     assert await prep.math.reveal(started.id)
-    (_, reveal), = chat.reveals
+    ((_, reveal),) = chat.reveals
     assert [s.user for s in reveal.scores] == ["ana", "bo"], "late answers are not on the reveal"
     board = await prep.math.board_text(channel(), "week")
     assert board.splitlines()[1:] == ["1. ana — 125 pts (1/1 right)", "2. bo — 0 pts (0/1 right)"]
@@ -124,7 +124,7 @@ async def test_schedules_become_jobs_and_jobs_post_questions_and_invites(databas
         assert sched.scheduler.get_job(f"math-reveal:{latest.question_id}") is not None
         invite_job = next(j for j in sched.scheduler.get_jobs() if j.func_ref.endswith("interview_invite"))
         await prep_jobs.interview_invite(*invite_job.args)
-        (where, invite), = chat.invites
+        ((where, invite),) = chat.invites
         assert (where.channel, invite.rounds, invite.group) == ("C2", 2, "prep")
     finally:
         await sched.stop()
@@ -145,7 +145,9 @@ async def test_an_interview_is_one_persons_rounds_in_order(database: Database) -
     ref = chat.rounds[0][1]
     both = await asyncio.gather(
         prep.interview.answer(started.session_id, user("ana"), model_answer(scenario_for(specs[0])), None),
-        prep.interview.answer(started.session_id, user("ana"), "double click", None), return_exceptions=True)
+        prep.interview.answer(started.session_id, user("ana"), "double click", None),
+        return_exceptions=True,
+    )
     assert sum(isinstance(b, Exception) for b in both) == 0, "the second answer counts for round 2"
     assert ref.session_id == started.session_id
     assert len(chat.rounds) == 2
@@ -176,22 +178,28 @@ async def test_a_failed_round_post_keeps_the_answer_and_resume_posts_it_again(da
     assert done.finished and done.result.spec.number == 2
 
 
-@pytest.mark.parametrize(("text", "name", "extra"), [
-    ("interview resume", "interview_resume", {}),
-    ("math", "math", {}),
-    ("math itl_floor", "math", {"kind": "itl_floor"}),
-    ("MATH leaderboard month", "math_board", {"period": "month"}),
-    ("math schedule weekdays 09:30 Europe/Berlin", "schedule",
-     {"target": "math", "weekdays": "mon-fri", "hour": 9, "minute": 30, "timezone": "Europe/Berlin"}),
-    ("math schedule off", "schedule_off", {"target": "math"}),
-    ("interview", "interview", {"rounds": 3}),
-    ("interview 5", "interview", {"rounds": 5}),
-    ("interview schedule group prep tue 17:00", "schedule", {"target": "interview", "group": "prep", "hour": 17}),
-    ("interview 11", "usage", {}),
-    ("math nope", "usage", {}),
-    ("math schedule someday 9:30", "usage", {}),
-    ("math leaderboard year", "usage", {}),
-])
+@pytest.mark.parametrize(
+    ("text", "name", "extra"),
+    [
+        ("interview resume", "interview_resume", {}),
+        ("math", "math", {}),
+        ("math itl_floor", "math", {"kind": "itl_floor"}),
+        ("MATH leaderboard month", "math_board", {"period": "month"}),
+        (
+            "math schedule weekdays 09:30 Europe/Berlin",
+            "schedule",
+            {"target": "math", "weekdays": "mon-fri", "hour": 9, "minute": 30, "timezone": "Europe/Berlin"},
+        ),
+        ("math schedule off", "schedule_off", {"target": "math"}),
+        ("interview", "interview", {"rounds": 3}),
+        ("interview 5", "interview", {"rounds": 5}),
+        ("interview schedule group prep tue 17:00", "schedule", {"target": "interview", "group": "prep", "hour": 17}),
+        ("interview 11", "usage", {}),
+        ("math nope", "usage", {}),
+        ("math schedule someday 9:30", "usage", {}),
+        ("math leaderboard year", "usage", {}),
+    ],
+)
 def test_parse_prep(text: str, name: str, extra: dict[str, object]) -> None:
     cmd = parse_prep(text)
     assert cmd.name == name

@@ -89,8 +89,9 @@ def test_reveal_annotations_carry_this_scenarios_figures(signature_id: str) -> N
         for a in s.annotations:
             nums = _numbers(a.label)
             assert nums, a.label
-            matches = [n for n in nums for f in figures
-                       if abs(n - f) <= max(0.51, 0.02 * abs(f)) or abs(n - f / 1000) <= 0.51]
+            matches = [
+                n for n in nums for f in figures if abs(n - f) <= max(0.51, 0.02 * abs(f)) or abs(n - f / 1000) <= 0.51
+            ]
             assert matches, f"{a.label!r} quotes no ground-truth figure"
 
 
@@ -138,17 +139,20 @@ def test_cache_on_disk_survives_a_new_process(tmp_path: Path) -> None:
 def test_cli_render_png_and_text(tmp_path: Path) -> None:
     runner = CliRunner()
     png = tmp_path / "d.png"
-    result = runner.invoke(main, ["render", "--signature", "sync_stall", "--seed", "3", "--reveal",
-                                  "--theme", "dark", "--out", str(png)])
+    result = runner.invoke(
+        main, ["render", "--signature", "sync_stall", "--seed", "3", "--reveal", "--theme", "dark", "--out", str(png)]
+    )
     assert result.exit_code == 0, result.output
     assert png.read_bytes()[:4] == b"\x89PNG"
     txt = tmp_path / "d.txt"
-    result = runner.invoke(main, ["render", "--signature", "sync_stall", "--seed", "3", "--format", "text",
-                                  "--out", str(txt)])
+    result = runner.invoke(
+        main, ["render", "--signature", "sync_stall", "--seed", "3", "--format", "text", "--out", str(txt)]
+    )
     assert result.exit_code == 0, result.output
     assert "CUDA API" in txt.read_text(encoding="utf-8")
-    bad = runner.invoke(main, ["render", "--signature", "sync_stall", "--seed", "3", "--theme", "neon",
-                               "--out", str(txt)])
+    bad = runner.invoke(
+        main, ["render", "--signature", "sync_stall", "--seed", "3", "--theme", "neon", "--out", str(txt)]
+    )
     assert bad.exit_code == 2
 
 
@@ -206,8 +210,7 @@ def test_interconnect_row_is_near_zero_while_a_collective_waits() -> None:
     moved = sum(link.values) * width * 1e3
     lo, hi = lay.window
     factor = 2 * (s.trace.world_size - 1) / s.trace.world_size
-    expected = sum(float(e.args["bytes"]) * factor for e in nccl.events if e.start >= lo and e.end <= hi
-                   if e.args)
+    expected = sum(float(e.args["bytes"]) * factor for e in nccl.events if e.start >= lo and e.end <= hi if e.args)
     assert moved >= expected * 0.99
 
 
@@ -294,8 +297,9 @@ def test_category_colours_stay_apart_for_colour_blind_readers(theme_name: str) -
 
 
 @pytest.mark.parametrize("names", [("alexnet_a100.json.gz",), ("sampled_rank-0.json.gz", "sampled_rank-1.json.gz")])
-def test_analysis_picture_labels_streams_by_their_work_and_overprints_nothing(names: tuple[str, ...],
-                                                                            tmp_path: Path) -> None:
+def test_analysis_picture_labels_streams_by_their_work_and_overprints_nothing(
+    names: tuple[str, ...], tmp_path: Path
+) -> None:
     from bot.analyze.importer import load
     from bot.analyze.picture import as_scenario
     from bot.analyze.reading import read
@@ -370,8 +374,11 @@ def test_sub_pixel_merging_keeps_countable_bars_and_colours_apart() -> None:
     px_per_ms = 1.0
     # Wide collectives back to back between bursts of sub-pixel kernels: the collectives stay separate bars.
     events = [Event("k", i * 100.0, 100.0, Category.COMPUTE) for i in range(20)]  # 0–2 ms, 0.1 px each
-    events += [Event("ar1", 2_000, 10_000, Category.NCCL), Event("ar2", 12_000, 10_000, Category.NCCL),
-               Event("ar3", 22_000, 10_000, Category.NCCL)]
+    events += [
+        Event("ar1", 2_000, 10_000, Category.NCCL),
+        Event("ar2", 12_000, 10_000, Category.NCCL),
+        Event("ar3", 22_000, 10_000, Category.NCCL),
+    ]
     starts, ends, _ = _bars(events, px_per_ms)
     order = np.argsort(starts)
     starts, ends = starts[order], ends[order]

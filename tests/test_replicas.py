@@ -27,8 +27,9 @@ from bot.store.models import Drill
 from .dbs import make_database
 from .fakes.slack_api import Call, FakeSlackAPI
 
-pytestmark = pytest.mark.skipif(not os.environ.get("TEST_DATABASE_URL"),
-                                reason="replica tests need PostgreSQL: set TEST_DATABASE_URL (CI does)")
+pytestmark = pytest.mark.skipif(
+    not os.environ.get("TEST_DATABASE_URL"), reason="replica tests need PostgreSQL: set TEST_DATABASE_URL (CI does)"
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 POLL, SWEEP, STALE = 0.5, 1.0, 3.0
@@ -46,8 +47,9 @@ class Replica:
             with contextlib.suppress(ValueError):  # log lines
                 self.events.append(json.loads(line))
 
-    async def wait(self, pred: Callable[[dict[str, Any]], bool], seconds: float = 20.0,
-                   after: int = 0) -> dict[str, Any]:
+    async def wait(
+        self, pred: Callable[[dict[str, Any]], bool], seconds: float = 20.0, after: int = 0
+    ) -> dict[str, Any]:
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             for e in self.events[after:]:
@@ -96,12 +98,27 @@ async def spawn(pg: tuple[Database, str], api: FakeSlackAPI) -> AsyncIterator[Ca
     started: list[Replica] = []
 
     async def start(name: str) -> Replica:
-        env = {**os.environ, "DATABASE_URL": url, "TRACEDRILL_NO_UPGRADE": "1", "MPLBACKEND": "Agg",
-               "TRACEDRILL_LEADER_POLL_SECONDS": str(POLL), "TRACEDRILL_SWEEP_SECONDS": str(SWEEP),
-               "TRACEDRILL_LEADER_STALE_SECONDS": str(STALE), "REPLICA_SLACK_API": f"{api.base}/api/",
-               "REPLICA_NAME": name, "PYTHONPATH": str(ROOT)}
-        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "tests.replica", cwd=ROOT, env=env,
-                                                    stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+        env = {
+            **os.environ,
+            "DATABASE_URL": url,
+            "TRACEDRILL_NO_UPGRADE": "1",
+            "MPLBACKEND": "Agg",
+            "TRACEDRILL_LEADER_POLL_SECONDS": str(POLL),
+            "TRACEDRILL_SWEEP_SECONDS": str(SWEEP),
+            "TRACEDRILL_LEADER_STALE_SECONDS": str(STALE),
+            "REPLICA_SLACK_API": f"{api.base}/api/",
+            "REPLICA_NAME": name,
+            "PYTHONPATH": str(ROOT),
+        }
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "tests.replica",
+            cwd=ROOT,
+            env=env,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
         r = Replica(name, proc)
         started.append(r)
         await r.wait(lambda e: e["event"] == "ready", 60)
@@ -133,7 +150,8 @@ def _jobs(db: Database) -> dict[str, float]:
 
 
 async def test_a_follower_s_schedule_and_drill_take_effect_and_the_drill_is_revealed_on_time(
-        pg: tuple[Database, str], api: FakeSlackAPI, spawn: Callable[[str], Any]) -> None:
+    pg: tuple[Database, str], api: FakeSlackAPI, spawn: Callable[[str], Any]
+) -> None:
     db, _ = pg
     a = await spawn("a")
     await a.leading(True)
@@ -162,8 +180,10 @@ async def test_a_follower_s_schedule_and_drill_take_effect_and_the_drill_is_reve
         d = s.get(Drill, int(started["id"]))
         assert d is not None and d.revealed_at is not None
         claimed = d.revealed_at.timestamp() - deadline
-    print(f"schedule synced after {synced_after:.2f} s; reveal claimed {claimed:.2f} s after the deadline, "
-          f"posted after {seen - deadline:.2f} s (drawing the reveal included)")
+    print(
+        f"schedule synced after {synced_after:.2f} s; reveal claimed {claimed:.2f} s after the deadline, "
+        f"posted after {seen - deadline:.2f} s (drawing the reveal included)"
+    )
     assert 0 <= claimed <= 1.5, f"the reveal started {claimed:.2f} s after the deadline"
     assert seen - deadline <= 10.0
     await asyncio.sleep(SWEEP + 0.5)
@@ -171,7 +191,8 @@ async def test_a_follower_s_schedule_and_drill_take_effect_and_the_drill_is_reve
 
 
 async def test_a_leader_that_loses_its_lock_stops_within_a_poll_and_a_hung_leader_is_replaced(
-        pg: tuple[Database, str], api: FakeSlackAPI, spawn: Callable[[str], Any]) -> None:
+    pg: tuple[Database, str], api: FakeSlackAPI, spawn: Callable[[str], Any]
+) -> None:
     db, schema = pg
     a = await spawn("a")
     await a.leading(True)
@@ -181,8 +202,13 @@ async def test_a_leader_that_loses_its_lock_stops_within_a_poll_and_a_hung_leade
     # Kill the leader's lock connection: it stops within one poll; the other replica takes over.
     n_a, n_b = len(a.events), len(b.events)
     with db.engine.connect() as c:
-        pid = c.execute(text("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND "
-                             "((classid::bigint << 32) | objid::bigint) = :k"), {"k": lock_key(schema)}).scalar()
+        pid = c.execute(
+            text(
+                "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND "
+                "((classid::bigint << 32) | objid::bigint) = :k"
+            ),
+            {"k": lock_key(schema)},
+        ).scalar()
         assert pid is not None
         t0 = time.time()
         assert c.execute(text("SELECT pg_terminate_backend(:p)"), {"p": pid}).scalar()
@@ -201,9 +227,11 @@ async def test_a_leader_that_loses_its_lock_stops_within_a_poll_and_a_hung_leade
     t2 = time.time()
     b.proc.send_signal(signal.SIGCONT)
     woke = await b.leading(False, seconds=10, after=n_b)
-    print(f"lock killed: old leader stopped after {took:.2f} s, new leader after {took_over:.2f} s; "
-          f"hung leader replaced after {replaced:.2f} s (stale {STALE} s); it stopped {woke['t'] - t2:.2f} s "
-          "after waking")
+    print(
+        f"lock killed: old leader stopped after {took:.2f} s, new leader after {took_over:.2f} s; "
+        f"hung leader replaced after {replaced:.2f} s (stale {STALE} s); it stopped {woke['t'] - t2:.2f} s "
+        "after waking"
+    )
     assert STALE <= replaced <= STALE + 3 * POLL + 1.0
     assert woke["t"] - t2 <= POLL + 1.0
     await asyncio.sleep(2 * POLL)
@@ -212,7 +240,8 @@ async def test_a_leader_that_loses_its_lock_stops_within_a_poll_and_a_hung_leade
 
 
 async def test_a_daily_drill_fired_by_two_replicas_at_once_is_posted_once(
-        pg: tuple[Database, str], api: FakeSlackAPI, spawn: Callable[[str], Any]) -> None:
+    pg: tuple[Database, str], api: FakeSlackAPI, spawn: Callable[[str], Any]
+) -> None:
     db, _ = pg
     now = datetime.now(UTC) - timedelta(minutes=1)
     with db.session() as s:

@@ -24,7 +24,6 @@ EPS = 1e-6
 EXAMPLES = int(os.environ.get("TRACEDRILL_PROPERTY_EXAMPLES", "25"))
 
 
-
 def check_scenario(s: Scenario) -> None:
     trace = s.trace
     assert len(trace.steps) >= 5, "four steady steps plus the one HTA drops"
@@ -91,8 +90,7 @@ def _check_collectives(s: Scenario) -> None:
 @pytest.mark.parametrize("signature", SIGNATURE_IDS)
 def test_physical_consistency_over_many_seeds(signature: str) -> None:
     # A step now carries every layer (hundreds of kernels, thousands of events per rank): EXAMPLES seeds each.
-    @settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
-              suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
     @given(seed=st.integers(0, 2**63 - 1), difficulty=st.sampled_from(DIFFICULTIES))
     def run(seed: int, difficulty: str) -> None:
         check_scenario(generate(signature, seed, difficulty))

@@ -142,8 +142,9 @@ def test_cli_show_and_export(tmp_path: Path) -> None:
     assert "Complaint:" in shown.output
     assert "In 60 seconds" in shown.output
     out = tmp_path / "trace"
-    exported = runner.invoke(main, ["export", "--signature", "healthy", "--seed", "5", "--difficulty", "hard",
-                                    "--out", str(out)])
+    exported = runner.invoke(
+        main, ["export", "--signature", "healthy", "--seed", "5", "--difficulty", "hard", "--out", str(out)]
+    )
     assert exported.exit_code == 0, exported.output
     assert (out / "rank-0.json").exists()
     assert (out / "scenario.json").exists()
@@ -169,8 +170,9 @@ def test_cli_bad_input_gets_a_clear_message(args: list[str]) -> None:
 def test_cli_export_to_an_unwritable_place_fails_cleanly(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    result = CliRunner().invoke(main, ["export", "--signature", "healthy", "--seed", "1",
-                                       "--out", str(blocker / "sub")])
+    result = CliRunner().invoke(
+        main, ["export", "--signature", "healthy", "--seed", "1", "--out", str(blocker / "sub")]
+    )
     assert result.exit_code != 0
     assert "cannot write" in result.output or "Invalid value" in result.output
 

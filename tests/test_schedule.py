@@ -20,8 +20,15 @@ from .helpers import Clock, channel, engine_for
 
 
 def _fires(tz: str, start: datetime, n: int) -> list[datetime]:
-    ch = Channel(workspace_id=1, external_id="C", timezone=tz, schedule_hour=9, schedule_minute=30,
-                 weekdays="mon-sun", enabled=True)
+    ch = Channel(
+        workspace_id=1,
+        external_id="C",
+        timezone=tz,
+        schedule_hour=9,
+        schedule_minute=30,
+        weekdays="mon-sun",
+        enabled=True,
+    )
     trigger = channel_trigger(ch)
     assert trigger is not None
     out, prev = [], None
@@ -46,8 +53,10 @@ def test_cron_fires_at_local_time_across_dst_in_two_timezones() -> None:
 
 def test_disabled_or_unscheduled_channels_have_no_trigger() -> None:
     assert channel_trigger(Channel(schedule_hour=None, enabled=True, timezone="UTC", weekdays="mon")) is None
-    assert channel_trigger(Channel(schedule_hour=9, schedule_minute=0, enabled=False, timezone="UTC",
-                                   weekdays="mon")) is None
+    assert (
+        channel_trigger(Channel(schedule_hour=9, schedule_minute=0, enabled=False, timezone="UTC", weekdays="mon"))
+        is None
+    )
 
 
 async def test_only_one_scheduler_leads_and_another_takes_over(database: Database) -> None:
@@ -119,8 +128,9 @@ async def test_cron_jobs_and_reveal_jobs_are_persisted_by_plain_id(database: Dat
         assert reveal_job.misfire_grace_time is None
         with database.engine.connect() as conn:
             # The channel's cron and the drill's reveal (besides the standing appeal-notices sweep, issue 17).
-            assert conn.execute(text("SELECT count(*) FROM apscheduler_jobs WHERE id != 'appeal-notices'")
-                                ).scalar() == 2
+            assert (
+                conn.execute(text("SELECT count(*) FROM apscheduler_jobs WHERE id != 'appeal-notices'")).scalar() == 2
+            )
             assert sched.scheduler.get_job("appeal-notices") is not None
     finally:
         await sched.stop()

@@ -42,8 +42,13 @@ GOOD = "Rank 2 is a straggler; the others wait in the all-reduce. Check DCGM clo
 class Harness:
     def __init__(self, db: Database, api: FakeSlackAPI, clock: Clock) -> None:
         self.db, self.api, self.clock = db, api, clock
-        settings = SlackSettings(bot_token=TOKEN, signing_secret=SECRET, api_url=f"{api.base}/api/",
-                                 update_every_seconds=0.2, file_hosts=[api.base])
+        settings = SlackSettings(
+            bot_token=TOKEN,
+            signing_secret=SECRET,
+            api_url=f"{api.base}/api/",
+            update_every_seconds=0.2,
+            file_hosts=[api.base],
+        )
         self.engine = DrillEngine(db, {}, clock=clock)
         self.service = TeamService(self.engine)
         self.runtime = build_slack(self.engine, self.service, settings)
@@ -70,12 +75,23 @@ class Harness:
         if self._runner:
             await self._runner.cleanup()
 
-    async def post(self, body: str, content_type: str, *, ts: int | None = None, secret: str = SECRET,
-                   headers: dict[str, str] | None = None) -> tuple[int, str, float]:
+    async def post(
+        self,
+        body: str,
+        content_type: str,
+        *,
+        ts: int | None = None,
+        secret: str = SECRET,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[int, str, float]:
         ts = ts if ts is not None else int(time.time())
         sig = SignatureVerifier(secret).generate_signature(timestamp=str(ts), body=body)
-        h = {"Content-Type": content_type, "X-Slack-Request-Timestamp": str(ts), "X-Slack-Signature": sig,
-             **(headers or {})}
+        h = {
+            "Content-Type": content_type,
+            "X-Slack-Request-Timestamp": str(ts),
+            "X-Slack-Signature": sig,
+            **(headers or {}),
+        }
         assert self.session is not None
         t0 = time.perf_counter()
         async with self.session.post(self.url, data=body.encode(), headers=h) as resp:
@@ -84,9 +100,19 @@ class Harness:
 
     async def command(self, text: str, user: str = "UANA", name: str = "ana", **kw: Any) -> tuple[int, str, float]:
         self.responses += 1
-        body = urlencode({"command": "/trace", "text": text, "team_id": "T1", "channel_id": "C1",
-                          "channel_name": "perf", "user_id": user, "user_name": name, "trigger_id": "trig",
-                          "response_url": f"{self.api.base}/respond/{self.responses}"})
+        body = urlencode(
+            {
+                "command": "/trace",
+                "text": text,
+                "team_id": "T1",
+                "channel_id": "C1",
+                "channel_name": "perf",
+                "user_id": user,
+                "user_name": name,
+                "trigger_id": "trig",
+                "response_url": f"{self.api.base}/respond/{self.responses}",
+            }
+        )
         return await self.post(body, "application/x-www-form-urlencoded", **kw)
 
     async def interactive(self, payload: dict[str, Any]) -> tuple[int, str, float]:
@@ -94,26 +120,43 @@ class Harness:
         return await self.post(body, "application/x-www-form-urlencoded")
 
     async def event(self, event: dict[str, Any], event_id: str, retry: int | None = None) -> tuple[int, str, float]:
-        body = json.dumps({"type": "event_callback", "team_id": "T1", "api_app_id": "A1", "event_id": event_id,
-                           "event_time": int(time.time()), "event": event})
+        body = json.dumps(
+            {
+                "type": "event_callback",
+                "team_id": "T1",
+                "api_app_id": "A1",
+                "event_id": event_id,
+                "event_time": int(time.time()),
+                "event": event,
+            }
+        )
         headers = {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_timeout"} if retry else None
         return await self.post(body, "application/json", headers=headers)
 
-    async def submit_view(self, callback: str, metadata: str, block: str, action: str, text: str,
-                          user: str = "UANA", view_id: str = "V1") -> tuple[int, str, float]:
+    async def submit_view(
+        self, callback: str, metadata: str, block: str, action: str, text: str, user: str = "UANA", view_id: str = "V1"
+    ) -> tuple[int, str, float]:
         """A modal with one text input submitted, as Slack sends it."""
-        return await self.interactive({
-            "type": "view_submission", "team": {"id": "T1"},
-            "user": {"id": user, "name": user.lower(), "team_id": "T1"},
-            "view": {"id": view_id, "type": "modal", "hash": "h1", "callback_id": callback,
-                     "private_metadata": metadata,
-                     "state": {"values": {block: {action: {"type": "plain_text_input", "value": text}}}}},
-        })
+        return await self.interactive(
+            {
+                "type": "view_submission",
+                "team": {"id": "T1"},
+                "user": {"id": user, "name": user.lower(), "team_id": "T1"},
+                "view": {
+                    "id": view_id,
+                    "type": "modal",
+                    "hash": "h1",
+                    "callback_id": callback,
+                    "private_metadata": metadata,
+                    "state": {"values": {block: {action: {"type": "plain_text_input", "value": text}}}},
+                },
+            }
+        )
 
-    async def submit_modal(self, drill_id: int, text: str, user: str = "UANA", view_id: str = "V1"
-                           ) -> tuple[int, str, float]:
-        return await self.submit_view(MODAL_CALLBACK, f"{drill_id}|C1", ANSWER_BLOCK, ANSWER_INPUT, text, user,
-                                      view_id)
+    async def submit_modal(
+        self, drill_id: int, text: str, user: str = "UANA", view_id: str = "V1"
+    ) -> tuple[int, str, float]:
+        return await self.submit_view(MODAL_CALLBACK, f"{drill_id}|C1", ANSWER_BLOCK, ANSWER_INPUT, text, user, view_id)
 
 
 @pytest.fixture
@@ -135,8 +178,11 @@ def _blocks(params: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _drill_post(api: FakeSlackAPI) -> dict[str, Any]:
-    return next(c.params for c in api.of("chat.postMessage") if c.params.get("channel") == "C1"
-                and not c.params.get("thread_ts"))
+    return next(
+        c.params
+        for c in api.of("chat.postMessage")
+        if c.params.get("channel") == "C1" and not c.params.get("thread_ts")
+    )
 
 
 def _drill_id(api: FakeSlackAPI) -> int:
@@ -172,10 +218,16 @@ async def test_trace_straggler_to_reveal_and_leaderboard(slack: Harness) -> None
     image = next(b for b in blocks if b["type"] == "image")
     assert image["slack_file"]["id"] == upload["files"][0]["id"], "one message: the picture is inside it"
     assert len([c for c in slack.api.of("chat.postMessage") if c.params["channel"] == "C1"]) == 1
-    status, _, _ = await slack.interactive({
-        "type": "block_actions", "team": {"id": "T1"}, "user": {"id": "UANA", "team_id": "T1"},
-        "channel": {"id": "C1"}, "trigger_id": "trig-1",
-        "actions": [{"action_id": SUBMIT_ACTION, "value": str(drill_id), "type": "button"}]})
+    status, _, _ = await slack.interactive(
+        {
+            "type": "block_actions",
+            "team": {"id": "T1"},
+            "user": {"id": "UANA", "team_id": "T1"},
+            "channel": {"id": "C1"},
+            "trigger_id": "trig-1",
+            "actions": [{"action_id": SUBMIT_ACTION, "value": str(drill_id), "type": "button"}],
+        }
+    )
     assert status == 200
     modal = (await slack.api.wait_for("views.open"))[0].params["view"]
     assert modal["callback_id"] == MODAL_CALLBACK
@@ -254,8 +306,15 @@ async def test_a_retried_event_has_its_effect_once(slack: Harness) -> None:
     await slack.command("straggler")
     drill_id = await _started(slack)
     ts = await _parent_ts(slack.db, drill_id)
-    event = {"type": "message", "channel": "C1", "user": "UCY", "text": GOOD, "ts": "1700000999.000100",
-             "thread_ts": ts, "team": "T1"}
+    event = {
+        "type": "message",
+        "channel": "C1",
+        "user": "UCY",
+        "text": GOOD,
+        "ts": "1700000999.000100",
+        "thread_ts": ts,
+        "team": "T1",
+    }
     for retry in (None, 1, 2):
         status, _, _ = await slack.event(event, "Ev123", retry)
         assert status == 200
@@ -352,14 +411,24 @@ async def test_oauth_install_store_and_uninstall_stop_the_workspace(database: Da
 
     api = FakeSlackAPI()
     await api.start()
-    settings = SlackSettings(client_id="111.222", client_secret="shh", signing_secret=SECRET,
-                             api_url=f"{api.base}/api/")
+    settings = SlackSettings(
+        client_id="111.222", client_secret="shh", signing_secret=SECRET, api_url=f"{api.base}/api/"
+    )
     engine = DrillEngine(database, {}, clock=Clock(datetime.now(UTC)))
     runtime = build_slack(engine, TeamService(engine), settings)
     assert runtime.installations is not None
-    await runtime.installations.async_save(Installation(
-        app_id="A1", team_id="T1", user_id="UADMIN", bot_token="xoxb-installed", bot_id="B1", bot_user_id="UBOT",
-        bot_scopes=["commands"], installed_at=time.time()))
+    await runtime.installations.async_save(
+        Installation(
+            app_id="A1",
+            team_id="T1",
+            user_id="UADMIN",
+            bot_token="xoxb-installed",
+            bot_id="B1",
+            bot_user_id="UBOT",
+            bot_scopes=["commands"],
+            installed_at=time.time(),
+        )
+    )
     assert await runtime.chat.token_for("T1") == "xoxb-installed"
     with database.session() as s:
         ws = repo.workspace(s, "slack", "T1", "", engine.clock())
@@ -370,15 +439,29 @@ async def test_oauth_install_store_and_uninstall_stop_the_workspace(database: Da
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    body = json.dumps({"type": "event_callback", "team_id": "T1", "api_app_id": "A1", "event_id": "EvU",
-                       "event_time": int(time.time()), "event": {"type": "app_uninstalled"}})
+    body = json.dumps(
+        {
+            "type": "event_callback",
+            "team_id": "T1",
+            "api_app_id": "A1",
+            "event_id": "EvU",
+            "event_time": int(time.time()),
+            "event": {"type": "app_uninstalled"},
+        }
+    )
     ts = str(int(time.time()))
-    headers = {"Content-Type": "application/json", "X-Slack-Request-Timestamp": ts,
-               "X-Slack-Signature": SignatureVerifier(SECRET).generate_signature(timestamp=ts, body=body)}
+    headers = {
+        "Content-Type": "application/json",
+        "X-Slack-Request-Timestamp": ts,
+        "X-Slack-Signature": SignatureVerifier(SECRET).generate_signature(timestamp=ts, body=body),
+    }
     try:
-        async with aiohttp.ClientSession() as session, session.post(
-                f"http://127.0.0.1:{port}/slack/events", data=body.encode(), headers=headers) as resp:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.post(f"http://127.0.0.1:{port}/slack/events", data=body.encode(), headers=headers) as resp,
+        ):
             assert resp.status == 200
+
         def channel_enabled() -> bool:
             with database.session() as s:
                 ws = repo.find_workspace(s, "slack", "T1")
@@ -396,9 +479,18 @@ async def test_oauth_install_store_and_uninstall_stop_the_workspace(database: Da
             ch = repo.find_channel(s, ws, "C1")  # type: ignore[arg-type]
             assert ch is not None
             assert not ch.enabled, "its scheduled drills stop"
-        await runtime.installations.async_save(Installation(
-            app_id="A1", team_id="T1", user_id="UADMIN", bot_token="xoxb-again", bot_id="B1", bot_user_id="UBOT",
-            bot_scopes=["commands"], installed_at=time.time()))
+        await runtime.installations.async_save(
+            Installation(
+                app_id="A1",
+                team_id="T1",
+                user_id="UADMIN",
+                bot_token="xoxb-again",
+                bot_id="B1",
+                bot_user_id="UBOT",
+                bot_scopes=["commands"],
+                installed_at=time.time(),
+            )
+        )
         assert channel_enabled(), "reinstalling turns the schedules back on"
     finally:
         await runtime.chat.close()
@@ -456,14 +548,16 @@ async def test_a_failed_post_leaves_no_drill_and_says_why(slack: Harness) -> Non
     reply = (await slack.api.wait_for("response_url", 1))[-1].params["text"]
     assert "/invite @tracedrill" in reply
     with slack.db.session() as s:
-        assert s.scalar(select(func.count()).select_from(Drill).where(Drill.failed_at.is_(None))) == 0, \
+        assert s.scalar(select(func.count()).select_from(Drill).where(Drill.failed_at.is_(None))) == 0, (
             "no drill left to reveal"
+        )
     slack.api.errors["files.getUploadURLExternal"] = ["invalid_auth"]
     await slack.command("straggler")
     reply = (await slack.api.wait_for("response_url", 2))[-1].params["text"]
     assert "invalid_auth" in reply
-    assert [c for c in slack.api.of("chat.postMessage") if c.params.get("channel") == "C1"] == [], \
+    assert [c for c in slack.api.of("chat.postMessage") if c.params.get("channel") == "C1"] == [], (
         "an upload failure means nothing goes out"
+    )
     with slack.db.session() as s:
         assert s.scalar(select(func.count()).select_from(Drill).where(Drill.failed_at.is_(None))) == 0
 
@@ -487,12 +581,29 @@ async def test_broadcast_and_edited_thread_replies_count(slack: Harness) -> None
     await slack.command("straggler")
     drill_id = await _started(slack)
     ts = await _parent_ts(slack.db, drill_id)
-    await slack.event({"type": "message", "subtype": "thread_broadcast", "channel": "C1", "user": "UCY",
-                       "text": "it's input starvation", "ts": "1700000999.000200", "thread_ts": ts}, "EvB")
+    await slack.event(
+        {
+            "type": "message",
+            "subtype": "thread_broadcast",
+            "channel": "C1",
+            "user": "UCY",
+            "text": "it's input starvation",
+            "ts": "1700000999.000200",
+            "thread_ts": ts,
+        },
+        "EvB",
+    )
     await slack.api.wait_for("chat.postEphemeral", 1)
-    await slack.event({"type": "message", "subtype": "message_changed", "channel": "C1", "ts": "1700000999.3",
-                       "message": {"type": "message", "user": "UCY", "text": GOOD, "ts": "1700000999.000200",
-                                   "thread_ts": ts}}, "EvC")
+    await slack.event(
+        {
+            "type": "message",
+            "subtype": "message_changed",
+            "channel": "C1",
+            "ts": "1700000999.3",
+            "message": {"type": "message", "user": "UCY", "text": GOOD, "ts": "1700000999.000200", "thread_ts": ts},
+        },
+        "EvC",
+    )
     await slack.api.wait_for("chat.postEphemeral", 2)
     assert "Revised" in slack.api.of("chat.postEphemeral")[-1].params["text"]
     with slack.db.session() as s:
@@ -505,9 +616,16 @@ async def test_reopening_the_form_prefills_the_last_answer(slack: Harness) -> No
     drill_id = await _started(slack)
     await slack.submit_modal(drill_id, GOOD)
     await slack.api.wait_for("chat.postEphemeral", 1)
-    await slack.interactive({"type": "block_actions", "team": {"id": "T1"}, "user": {"id": "UANA", "team_id": "T1"},
-                             "channel": {"id": "C1"}, "trigger_id": "trig-2",
-                             "actions": [{"action_id": SUBMIT_ACTION, "value": str(drill_id), "type": "button"}]})
+    await slack.interactive(
+        {
+            "type": "block_actions",
+            "team": {"id": "T1"},
+            "user": {"id": "UANA", "team_id": "T1"},
+            "channel": {"id": "C1"},
+            "trigger_id": "trig-2",
+            "actions": [{"action_id": SUBMIT_ACTION, "value": str(drill_id), "type": "button"}],
+        }
+    )
     view = (await slack.api.wait_for("views.open"))[0].params["view"]
     element = view["blocks"][0]["element"]
     assert element["initial_value"] == GOOD
@@ -531,8 +649,9 @@ async def test_the_fake_refuses_what_slack_refuses(slack: Harness) -> None:
     from slack_sdk.errors import SlackApiError
 
     with pytest.raises(SlackApiError) as info:
-        await client.chat_postMessage(channel="C1", text="x", blocks=[
-            {"type": "section", "text": {"type": "mrkdwn", "text": "y" * 3001}}])
+        await client.chat_postMessage(
+            channel="C1", text="x", blocks=[{"type": "section", "text": {"type": "mrkdwn", "text": "y" * 3001}}]
+        )
     assert info.value.response["error"] == "invalid_blocks"
     with pytest.raises(SlackApiError):
         await client.chat_postMessage(channel="C1", text="x", blocks=[{"type": "divider"}] * 51)
@@ -556,8 +675,12 @@ def test_serve_refuses_an_answer_limit_over_3000_in_one_line(monkeypatch: pytest
 
     from bot.cli import main
 
-    env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite3'}", "SLACK_MAX_ANSWER_CHARS": "5000",
-           "SLACK_BOT_TOKEN": TOKEN, "SLACK_APP_TOKEN": "xapp-1"}
+    env = {
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite3'}",
+        "SLACK_MAX_ANSWER_CHARS": "5000",
+        "SLACK_BOT_TOKEN": TOKEN,
+        "SLACK_APP_TOKEN": "xapp-1",
+    }
     result = CliRunner().invoke(main, ["serve", "--platform", "slack"], env=env)
     assert result.exit_code == 1
     assert "SLACK_MAX_ANSWER_CHARS" in result.output and "3000" in result.output
@@ -569,21 +692,41 @@ async def test_grid_workspace_finds_its_install(database: Database) -> None:
 
     api = FakeSlackAPI()
     await api.start()
-    settings = SlackSettings(client_id="111.222", client_secret="shh", signing_secret=SECRET,
-                             api_url=f"{api.base}/api/")
+    settings = SlackSettings(
+        client_id="111.222", client_secret="shh", signing_secret=SECRET, api_url=f"{api.base}/api/"
+    )
     engine = DrillEngine(database, {}, clock=Clock(datetime.now(UTC)))
     service = TeamService(engine)
     runtime = build_slack(engine, service, settings)
     assert runtime.installations is not None
     try:
-        await runtime.installations.async_save(Installation(
-            app_id="A1", enterprise_id="E1", team_id="T7", user_id="U1", bot_token="xoxb-grid-team",
-            bot_id="B1", bot_user_id="UBOT", installed_at=time.time()))
+        await runtime.installations.async_save(
+            Installation(
+                app_id="A1",
+                enterprise_id="E1",
+                team_id="T7",
+                user_id="U1",
+                bot_token="xoxb-grid-team",
+                bot_id="B1",
+                bot_user_id="UBOT",
+                installed_at=time.time(),
+            )
+        )
         await service.set_enterprise("slack", "T7", "E1")
         assert await runtime.chat.token_for("T7") == "xoxb-grid-team"
-        await runtime.installations.async_save(Installation(
-            app_id="A1", enterprise_id="E2", team_id=None, user_id="U1", bot_token="xoxb-org-wide",
-            bot_id="B2", bot_user_id="UBOT", is_enterprise_install=True, installed_at=time.time()))
+        await runtime.installations.async_save(
+            Installation(
+                app_id="A1",
+                enterprise_id="E2",
+                team_id=None,
+                user_id="U1",
+                bot_token="xoxb-org-wide",
+                bot_id="B2",
+                bot_user_id="UBOT",
+                is_enterprise_install=True,
+                installed_at=time.time(),
+            )
+        )
         await service.set_enterprise("slack", "T8", "E2")
         assert await runtime.chat.token_for("T8") == "xoxb-org-wide", "an org-wide install serves every team"
         assert await runtime.chat.token_for("T9") is None
@@ -624,16 +767,31 @@ async def test_trace_config_is_for_admins_and_saves_the_channel_settings(slack: 
     assert mode["element"]["initial_option"]["value"] == "modal", "answers hidden by default"
 
     def submission(user: str, schedule: str, seconds: str = "300") -> dict[str, Any]:
-        return {"type": "view_submission", "team": {"id": "T1"}, "user": {"id": user, "team_id": "T1"},
-                "view": {"id": "VC", "type": "modal", "callback_id": "trace_config", "private_metadata": "C1",
-                         "state": {"values": {
-                             "answer_mode": {"value": {"type": "static_select",
-                                                       "selected_option": {"value": "thread"}}},
-                             "answer_seconds": {"value": {"type": "number_input", "value": seconds}},
-                             "difficulty": {"value": {"type": "static_select", "selected_option": {"value": "hard"}}},
-                             "signatures": {"value": {"type": "multi_static_select", "selected_options": [
-                                 {"value": "straggler"}, {"value": "sync_stall"}]}},
-                             "schedule": {"value": {"type": "plain_text_input", "value": schedule}}}}}}
+        return {
+            "type": "view_submission",
+            "team": {"id": "T1"},
+            "user": {"id": user, "team_id": "T1"},
+            "view": {
+                "id": "VC",
+                "type": "modal",
+                "callback_id": "trace_config",
+                "private_metadata": "C1",
+                "state": {
+                    "values": {
+                        "answer_mode": {"value": {"type": "static_select", "selected_option": {"value": "thread"}}},
+                        "answer_seconds": {"value": {"type": "number_input", "value": seconds}},
+                        "difficulty": {"value": {"type": "static_select", "selected_option": {"value": "hard"}}},
+                        "signatures": {
+                            "value": {
+                                "type": "multi_static_select",
+                                "selected_options": [{"value": "straggler"}, {"value": "sync_stall"}],
+                            }
+                        },
+                        "schedule": {"value": {"type": "plain_text_input", "value": schedule}},
+                    }
+                },
+            },
+        }
 
     status, body, _ = await slack.interactive(submission("UADMIN", "someday 25:00"))
     assert status == 200 and json.loads(body)["errors"]["schedule"]
@@ -670,11 +828,11 @@ def test_manifest_and_readme_match_the_code() -> None:
     assert "      - app_home_opened" in manifest
     assert "home_tab_enabled: true" in manifest
     readme = (root / "README.md").read_text()
-    slack = readme[readme.index("## Run it in Slack"):readme.index("## Run it in Discord")]
+    slack = readme[readme.index("## Run it in Slack") : readme.index("## Run it in Discord")]
     for scope in BOT_SCOPES:
         assert f"`{scope}`" in slack, scope
     assert "/trace config" in slack and "App Home" in slack
-    discord_part = readme[readme.index("## Run it in Discord"):readme.index("## Deploy")]
+    discord_part = readme[readme.index("## Run it in Discord") : readme.index("## Deploy")]
     assert "/trace-config" in discord_part and "/trace-me" in discord_part
 
 
@@ -711,16 +869,42 @@ async def test_socket_mode_command_is_acked_and_starts_a_drill(database: Databas
     try:
         await handler.connect_async()
         assert api.of("apps.connections.open"), "the socket URL came from the Web API"
-        await api.socket_send({"envelope_id": "env-1", "type": "slash_commands", "accepts_response_payload": True,
-                               "payload": {"command": "/trace", "text": "help", "team_id": "T1", "channel_id": "C1",
-                                           "user_id": "UANA", "user_name": "ana", "trigger_id": "t",
-                                           "response_url": f"{api.base}/respond/1"}})
+        await api.socket_send(
+            {
+                "envelope_id": "env-1",
+                "type": "slash_commands",
+                "accepts_response_payload": True,
+                "payload": {
+                    "command": "/trace",
+                    "text": "help",
+                    "team_id": "T1",
+                    "channel_id": "C1",
+                    "user_id": "UANA",
+                    "user_name": "ana",
+                    "trigger_id": "t",
+                    "response_url": f"{api.base}/respond/1",
+                },
+            }
+        )
         ack = await api.wait_for_ack("env-1")
         assert "&lt;signature&gt;" in ack["payload"]["text"]
-        await api.socket_send({"envelope_id": "env-2", "type": "slash_commands", "accepts_response_payload": True,
-                               "payload": {"command": "/trace", "text": "straggler", "team_id": "T1",
-                                           "channel_id": "C1", "user_id": "UANA", "user_name": "ana",
-                                           "trigger_id": "t", "response_url": f"{api.base}/respond/2"}})
+        await api.socket_send(
+            {
+                "envelope_id": "env-2",
+                "type": "slash_commands",
+                "accepts_response_payload": True,
+                "payload": {
+                    "command": "/trace",
+                    "text": "straggler",
+                    "team_id": "T1",
+                    "channel_id": "C1",
+                    "user_id": "UANA",
+                    "user_name": "ana",
+                    "trigger_id": "t",
+                    "response_url": f"{api.base}/respond/2",
+                },
+            }
+        )
         assert "Starting a drill" in (await api.wait_for_ack("env-2"))["payload"]["text"]
         post = (await api.wait_for("chat.postMessage"))[0].params
         assert post["channel"] == "C1" and any(b["type"] == "image" for b in post["blocks"])

@@ -42,10 +42,16 @@ def _select(value: str) -> dict[str, Any]:
 
 
 async def _click(h: Harness, action: str, value: str, user: str, trigger: str = "trig") -> None:
-    status, _, took = await h.interactive({
-        "type": "block_actions", "team": {"id": "T1"}, "user": {"id": user, "team_id": "T1"},
-        "channel": {"id": "C1"}, "trigger_id": trigger,
-        "actions": [{"action_id": action, "value": value, "type": "button"}]})
+    status, _, took = await h.interactive(
+        {
+            "type": "block_actions",
+            "team": {"id": "T1"},
+            "user": {"id": user, "team_id": "T1"},
+            "channel": {"id": "C1"},
+            "trigger_id": trigger,
+            "actions": [{"action_id": action, "value": value, "type": "button"}],
+        }
+    )
     assert status == 200
     assert took < 3.0
 
@@ -54,23 +60,34 @@ SUBMISSIONS = itertools.count(1)  # each submission its own view id: a byte-iden
 
 
 async def _view(h: Harness, callback: str, metadata: str, values: dict[str, Any], user: str) -> str:
-    status, body, took = await h.interactive({
-        "type": "view_submission", "team": {"id": "T1"}, "user": {"id": user, "name": user.lower(),
-                                                                  "team_id": "T1"},
-        "view": {"id": f"V{user}{next(SUBMISSIONS)}", "type": "modal", "hash": "h", "callback_id": callback,
-                 "private_metadata": metadata, "state": {"values": values}}})
+    status, body, took = await h.interactive(
+        {
+            "type": "view_submission",
+            "team": {"id": "T1"},
+            "user": {"id": user, "name": user.lower(), "team_id": "T1"},
+            "view": {
+                "id": f"V{user}{next(SUBMISSIONS)}",
+                "type": "modal",
+                "hash": "h",
+                "callback_id": callback,
+                "private_metadata": metadata,
+                "state": {"values": values},
+            },
+        }
+    )
     assert status == 200
     assert took < 3.0
     return body
 
 
-def _ruling(part: str, decision: str, credit: str = "1", note: str = "", remember: str | None = None
-            ) -> dict[str, Any]:
-    return {PART_BLOCK: {PART_INPUT: _select(part)},
-            DECISION_BLOCK: {DECISION_INPUT: {"type": "radio_buttons", "selected_option": {"value": decision}}},
-            CREDIT_BLOCK: {CREDIT_INPUT: _select(credit)},
-            NOTE_BLOCK: {NOTE_INPUT: {"type": "plain_text_input", "value": note}},
-            REMEMBER_BLOCK: {REMEMBER_INPUT: {"type": "plain_text_input", "value": remember}}}
+def _ruling(part: str, decision: str, credit: str = "1", note: str = "", remember: str | None = None) -> dict[str, Any]:
+    return {
+        PART_BLOCK: {PART_INPUT: _select(part)},
+        DECISION_BLOCK: {DECISION_INPUT: {"type": "radio_buttons", "selected_option": {"value": decision}}},
+        CREDIT_BLOCK: {CREDIT_INPUT: _select(credit)},
+        NOTE_BLOCK: {NOTE_INPUT: {"type": "plain_text_input", "value": note}},
+        REMEMBER_BLOCK: {REMEMBER_INPUT: {"type": "plain_text_input", "value": remember}},
+    }
 
 
 async def test_hint_button_then_appeal_modal_reviewer_ruling_and_dm(slack: Harness) -> None:  # noqa: F811
@@ -95,8 +112,11 @@ async def test_hint_button_then_appeal_modal_reviewer_ruling_and_dm(slack: Harne
     assert "uana" in reveal and "· hinted" in reveal.split("uana", 1)[1].splitlines()[0]
     await h.api.wait_for("conversations.open", 2)  # feedback goes by DM, where it persists
     for _ in range(250):
-        feedback = [c.params for c in h.api.of("chat.postMessage")
-                    if "your grade" in c.params.get("text", "") and str(c.params.get("channel")).startswith("DU")]
+        feedback = [
+            c.params
+            for c in h.api.of("chat.postMessage")
+            if "your grade" in c.params.get("text", "") and str(c.params.get("channel")).startswith("DU")
+        ]
         if len(feedback) == 2:
             break
         await asyncio.sleep(0.02)
@@ -111,11 +131,18 @@ async def test_hint_button_then_appeal_modal_reviewer_ruling_and_dm(slack: Harne
     modal = json.loads(opened["view"]) if isinstance(opened["view"], str) else opened["view"]
     assert (modal["callback_id"], opened["trigger_id"]) == (APPEAL_MODAL, "trig-appeal")
     metadata = modal["private_metadata"]
-    empty = await _view(h, APPEAL_MODAL, metadata, {PART_BLOCK: {PART_INPUT: _select("all")},
-                                                    REASON_BLOCK: {REASON_INPUT: {"value": "  "}}}, "UANA")
+    empty = await _view(
+        h,
+        APPEAL_MODAL,
+        metadata,
+        {PART_BLOCK: {PART_INPUT: _select("all")}, REASON_BLOCK: {REASON_INPUT: {"value": "  "}}},
+        "UANA",
+    )
     assert json.loads(empty)["errors"][REASON_BLOCK].startswith("Say why")
-    values = {PART_BLOCK: {PART_INPUT: _select("all")},
-              REASON_BLOCK: {REASON_INPUT: {"value": "tortoise = one slow rank <!channel>"}}}
+    values = {
+        PART_BLOCK: {PART_INPUT: _select("all")},
+        REASON_BLOCK: {REASON_INPUT: {"value": "tortoise = one slow rank <!channel>"}},
+    }
     assert await _view(h, APPEAL_MODAL, metadata, values, "UANA") == ""
     again = await _view(h, APPEAL_MODAL, metadata, values, "UANA")
     assert "one appeal per part" in json.loads(again)["errors"][REASON_BLOCK]
@@ -143,12 +170,18 @@ async def test_hint_button_then_appeal_modal_reviewer_ruling_and_dm(slack: Harne
     assert ruling_modal["callback_id"] == RULING_MODAL
     denied = await _view(h, RULING_MODAL, str(appeal_id), _ruling("signature", "accept"), "UBO")
     assert "Only reviewers" in json.loads(denied)["errors"][DECISION_BLOCK]
-    bad_phrase = await _view(h, RULING_MODAL, str(appeal_id),
-                             _ruling("signature", "accept", remember="lagging behind"), "UADMIN")
+    bad_phrase = await _view(
+        h, RULING_MODAL, str(appeal_id), _ruling("signature", "accept", remember="lagging behind"), "UADMIN"
+    )
     assert "words from the appealed reply" in json.loads(bad_phrase)["errors"][REMEMBER_BLOCK]
     for part in ("signature", "measurement", "fix"):
-        body = await _view(h, RULING_MODAL, str(appeal_id), _ruling(part, "accept", note="fair point",
-                           remember="tortoise of the job" if part == "signature" else None), "UADMIN")
+        body = await _view(
+            h,
+            RULING_MODAL,
+            str(appeal_id),
+            _ruling(part, "accept", note="fair point", remember="tortoise of the job" if part == "signature" else None),
+            "UADMIN",
+        )
         assert body == ""
     told: list = []  # type: ignore[type-arg]
     for _ in range(500):  # the rulings are told in the background: wait for the opening notice and all three

@@ -41,8 +41,12 @@ class PrepHarness(Harness):
         from bot.drills.service import TeamService
 
         self.db, self.api, self.clock = db, api, clock
-        settings = SlackSettings(bot_token="xoxb-test-token-456", signing_secret="test-signing-secret-123",
-                                 api_url=f"{api.base}/api/", update_every_seconds=0.2)
+        settings = SlackSettings(
+            bot_token="xoxb-test-token-456",
+            signing_secret="test-signing-secret-123",
+            api_url=f"{api.base}/api/",
+            update_every_seconds=0.2,
+        )
         self.engine = DrillEngine(db, {}, clock=clock)
         self.service = TeamService(self.engine)
         self.prep = build_prep(self.engine)
@@ -55,14 +59,22 @@ class PrepHarness(Harness):
         self.responses = 0
 
     async def press(self, action: str, value: str, user: str = "UANA", ts: str = "") -> None:
-        status, _, _ = await self.interactive({
-            "type": "block_actions", "team": {"id": "T1"}, "user": {"id": user, "team_id": "T1"},
-            "channel": {"id": "C1"}, "trigger_id": f"trig-{user}", "message": {"ts": ts},
-            "actions": [{"action_id": action, "value": value, "type": "button"}]})
+        status, _, _ = await self.interactive(
+            {
+                "type": "block_actions",
+                "team": {"id": "T1"},
+                "user": {"id": user, "team_id": "T1"},
+                "channel": {"id": "C1"},
+                "trigger_id": f"trig-{user}",
+                "message": {"ts": ts},
+                "actions": [{"action_id": action, "value": value, "type": "button"}],
+            }
+        )
         assert status == 200
 
-    async def submit(self, callback: str, metadata: str, block: str, action: str, text: str, user: str = "UANA",
-                     view_id: str = "V1") -> tuple[int, str]:
+    async def submit(
+        self, callback: str, metadata: str, block: str, action: str, text: str, user: str = "UANA", view_id: str = "V1"
+    ) -> tuple[int, str]:
         status, body, _ = await self.submit_view(callback, metadata, block, action, text, user, view_id)
         return status, body
 
@@ -141,8 +153,13 @@ async def test_math_schedule_needs_an_admin_and_drill_commands_still_work(slack:
     assert "09:30" in done
     with slack.db.session() as s:
         row = s.scalars(select(PrepSchedule)).one()
-        assert (row.kind, row.weekdays, row.hour, row.minute, row.timezone) == ("math", "mon-fri", 9, 30,
-                                                                              "Europe/Berlin")
+        assert (row.kind, row.weekdays, row.hour, row.minute, row.timezone) == (
+            "math",
+            "mon-fri",
+            9,
+            30,
+            "Europe/Berlin",
+        )
     _, body, _ = await slack.command("math frobnicate")
     assert "I don't know math" in body
     _, body, _ = await slack.command("help")

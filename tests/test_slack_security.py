@@ -81,8 +81,11 @@ def test_blank_secrets_are_refused_at_start(monkeypatch: pytest.MonkeyPatch) -> 
     _check_slack(True)
     _check_slack(False)
     with pytest.raises(ValueError, match="empty"):
-        build_slack(DrillEngine(Database("sqlite://"), {}), TeamService(DrillEngine(Database("sqlite://"), {})),
-                    SlackSettings(bot_token="xoxb-1", signing_secret="  "))
+        build_slack(
+            DrillEngine(Database("sqlite://"), {}),
+            TeamService(DrillEngine(Database("sqlite://"), {})),
+            SlackSettings(bot_token="xoxb-1", signing_secret="  "),
+        )
 
 
 async def test_without_a_signing_secret_no_http_request_verifies(database: Database) -> None:
@@ -103,9 +106,19 @@ async def test_without_a_signing_secret_no_http_request_verifies(database: Datab
 
 
 async def test_a_signed_request_replayed_three_times_starts_one_drill(slack: Harness) -> None:  # noqa: F811
-    body = urlencode({"command": "/trace", "text": "straggler", "team_id": "T1", "channel_id": "C1",
-                      "channel_name": "perf", "user_id": "UANA", "user_name": "ana", "trigger_id": "t",
-                      "response_url": f"{slack.api.base}/respond/1"})
+    body = urlencode(
+        {
+            "command": "/trace",
+            "text": "straggler",
+            "team_id": "T1",
+            "channel_id": "C1",
+            "channel_name": "perf",
+            "user_id": "UANA",
+            "user_name": "ana",
+            "trigger_id": "t",
+            "response_url": f"{slack.api.base}/respond/1",
+        }
+    )
     ts = int(time.time())
     statuses = [(await slack.post(body, "application/x-www-form-urlencoded", ts=ts))[0] for _ in range(4)]
     assert statuses == [200, 401, 401, 401]
@@ -122,9 +135,18 @@ def test_slack_file_hosts() -> None:
     hosts = ["https://files.slack.com", "https://files.slack-gov.com"]
     assert on_slack_host("https://files.slack.com/files-pri/T1-F1/trace.json", hosts)
     assert on_slack_host("https://FILES.slack-gov.com/files-pri/T1-F1/x.json.gz", hosts)
-    for url in ("http://files.slack.com/x", "https://files.slack.com.evil.example/x", "https://evil.example/x",
-                "https://files.slack.com@evil.example/x", "https://user@files.slack.com/x",
-                "https://files.slack.com:8443/x", "https://slack.com/x", "file:///etc/passwd", "", "https://[::1/x"):
+    for url in (
+        "http://files.slack.com/x",
+        "https://files.slack.com.evil.example/x",
+        "https://evil.example/x",
+        "https://files.slack.com@evil.example/x",
+        "https://user@files.slack.com/x",
+        "https://files.slack.com:8443/x",
+        "https://slack.com/x",
+        "file:///etc/passwd",
+        "",
+        "https://[::1/x",
+    ):
         assert not on_slack_host(url, hosts), url
 
 
@@ -137,8 +159,10 @@ async def test_trace_downloads_never_leave_slacks_file_host(slack: Harness, tmp_
         cases = [  # (file fields or redirect, what the person is told)
             ({"url_private": f"{elsewhere.base}/files/rank-0.json"}, "not stored on Slack's file host"),
             ({"url_private": "https://files.slack.com.evil.example/x"}, "not stored on Slack's file host"),
-            ({"is_external": True, "external_type": "gdrive", "url_private": f"{elsewhere.base}/doc"},
-             "link to gdrive"),
+            (
+                {"is_external": True, "external_type": "gdrive", "url_private": f"{elsewhere.base}/doc"},
+                "link to gdrive",
+            ),
             ("redirect", "redirected the download elsewhere"),
         ]
         for n, (meta, told) in enumerate(cases, start=1):
@@ -202,8 +226,9 @@ def test_sql_errors_carry_no_parameter_values(tmp_path: Path) -> None:
                     c.execute(text("CREATE TEMP TABLE secrets_probe (token VARCHAR(64) PRIMARY KEY, n INT)"))
                     c.execute(text("INSERT INTO secrets_probe VALUES (:t, :n)"), {"t": "xoxb-1-in-a-row", "n": 1})
                     with pytest.raises(IntegrityError) as err:
-                        c.execute(text("INSERT INTO secrets_probe VALUES (:t, :n)"),
-                                  {"t": "xoxb-1-in-a-row", "n": 2024})
+                        c.execute(
+                            text("INSERT INTO secrets_probe VALUES (:t, :n)"), {"t": "xoxb-1-in-a-row", "n": 2024}
+                        )
                     assert "[SQL parameters hidden due to hide_parameters=True]" in str(err.value)
                     assert "2024" not in str(err.value)
                     try:
@@ -234,8 +259,12 @@ async def test_expired_oauth_states_and_old_delivery_keys_are_purged(database: D
     e = engine_for(database, chat, clock)
     with database.session() as s:
         ws = repo.workspace(s, "slack", "T1", "", clock())
-        s.add_all([DeliveryKey(key="old", workspace_id=ws.id, created_at=clock() - timedelta(days=3)),
-                   DeliveryKey(key="new", workspace_id=ws.id, created_at=clock() - timedelta(hours=1))])
+        s.add_all(
+            [
+                DeliveryKey(key="old", workspace_id=ws.id, created_at=clock() - timedelta(days=3)),
+                DeliveryKey(key="new", workspace_id=ws.id, created_at=clock() - timedelta(hours=1)),
+            ]
+        )
     sched = DrillScheduler(e)
     try:
         assert await sched.become_leader()  # the leader runs maintenance when it starts, then hourly

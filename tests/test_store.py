@@ -13,8 +13,14 @@ from bot.store.models import Base
 
 def _diff(db: Database) -> list[object]:
     with db.engine.connect() as conn:
-        ctx = MigrationContext.configure(conn, opts={"compare_type": True, "compare_server_default": True,
-                                                     "include_name": lambda name, kind, _p: name != "apscheduler_jobs"})
+        ctx = MigrationContext.configure(
+            conn,
+            opts={
+                "compare_type": True,
+                "compare_server_default": True,
+                "include_name": lambda name, kind, _p: name != "apscheduler_jobs",
+            },
+        )
         return list(compare_metadata(ctx, Base.metadata))
 
 

@@ -94,12 +94,18 @@ def _run_worker(job: Job) -> AnalysisResult:
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, env.get("PYTHONPATH", "")) if p)
     env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MPLBACKEND="Agg")  # no per-thread arenas
     try:
-        done = subprocess.run([sys.executable, "-m", "bot.analyze.worker", str(MEMORY_BYTES), str(CPU_SECONDS)],
-                              input=pickle.dumps(job), capture_output=True, timeout=WALL_SECONDS, env=env,
-                              check=False)
+        done = subprocess.run(
+            [sys.executable, "-m", "bot.analyze.worker", str(MEMORY_BYTES), str(CPU_SECONDS)],
+            input=pickle.dumps(job),
+            capture_output=True,
+            timeout=WALL_SECONDS,
+            env=env,
+            check=False,
+        )
     except subprocess.TimeoutExpired as exc:
-        raise AnalysisError(f"{job.filename}: analysis took longer than {WALL_SECONDS:.0f} s; stopped "
-                            "(profile fewer steps)") from exc
+        raise AnalysisError(
+            f"{job.filename}: analysis took longer than {WALL_SECONDS:.0f} s; stopped (profile fewer steps)"
+        ) from exc
     if done.returncode == 0 and done.stdout:
         status, payload = pickle.loads(done.stdout)  # our own worker's answer
         if status == "ok":
@@ -107,7 +113,9 @@ def _run_worker(job: Job) -> AnalysisResult:
             return result
         raise AnalysisError(str(payload))
     if done.returncode in (-9, -24, 152, 137):  # SIGKILL / SIGXCPU: a limit was hit outside Python's reach
-        raise AnalysisError(f"{job.filename}: analysis went over its {CPU_SECONDS} s CPU or "
-                            f"{MEMORY_BYTES // 2**20} MB memory limit; stopped (profile fewer steps)")
+        raise AnalysisError(
+            f"{job.filename}: analysis went over its {CPU_SECONDS} s CPU or "
+            f"{MEMORY_BYTES // 2**20} MB memory limit; stopped (profile fewer steps)"
+        )
     tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
     raise AnalysisError(f"{job.filename}: the analysis worker failed ({tail[0][:120]})")

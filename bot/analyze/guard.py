@@ -47,8 +47,10 @@ class GuardedReader:
         chunk = self._raw.read(want)
         self._seen += len(chunk)
         if self._seen > self._max_bytes:
-            raise TraceLimitError(f"{self._name}: more than {self._max_bytes // 2**20} MB of JSON once decompressed "
-                                  "(trim the profile to a few steps)")
+            raise TraceLimitError(
+                f"{self._name}: more than {self._max_bytes // 2**20} MB of JSON once decompressed "
+                "(trim the profile to a few steps)"
+            )
         if chunk:
             self._scan(chunk)
         return chunk
@@ -64,8 +66,7 @@ class GuardedReader:
         else:
             self._carry, stripped = stripped[open_at:], stripped[:open_at]
             if len(self._carry) > MAX_STRING:
-                raise TraceLimitError(f"{self._name}: a JSON string longer than {MAX_STRING // 2**20} MB; "
-                                      "not a trace")
+                raise TraceLimitError(f"{self._name}: a JSON string longer than {MAX_STRING // 2**20} MB; not a trace")
         brackets = stripped.translate(None, _NOT_BRACKETS)
         if not brackets:
             return
@@ -73,8 +74,9 @@ class GuardedReader:
         if self._depth + int(np.count_nonzero(steps > 0)) > self._max_depth:  # only then is the exact peak needed
             peak = self._depth + int(np.cumsum(steps).max())
             if peak > self._max_depth:
-                raise TraceLimitError(f"{self._name}: JSON nested deeper than {self._max_depth} levels; "
-                                      "not a Chrome / Kineto trace")
+                raise TraceLimitError(
+                    f"{self._name}: JSON nested deeper than {self._max_depth} levels; not a Chrome / Kineto trace"
+                )
         self._depth += int(steps.sum())
 
     def close(self) -> None:

@@ -50,8 +50,9 @@ def trace_files(path: Path) -> list[Path]:
     if not path.exists():
         raise TraceFileError(f"{path}: no such file or folder")
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.name.endswith((".json", ".json.gz", ".pt.trace.json",
-                                                                     ".pt.trace.json.gz")))
+        files = sorted(
+            p for p in path.iterdir() if p.name.endswith((".json", ".json.gz", ".pt.trace.json", ".pt.trace.json.gz"))
+        )
         files = [p for p in files if p.name != "scenario.json"]
         if not files:
             raise TraceFileError(f"{path}: no .json or .json.gz trace files in this folder")
@@ -85,8 +86,9 @@ def _category(cat: str, name: str) -> Category | None:
 def read_rank(path: Path, fallback_rank: int, max_events: int = MAX_EVENTS) -> RawRank:
     """Stream one file's events into a RawRank. Raises TraceFileError with a clear reason."""
     meta = _read_meta(path)
-    raw = RawRank(meta.get("rank", fallback_rank), meta.get("world_size", 1), trace_label(path.name, 200),
-                  meta.get("device", ""))
+    raw = RawRank(
+        meta.get("rank", fallback_rank), meta.get("world_size", 1), trace_label(path.name, 200), meta.get("device", "")
+    )
     seen = 0
     names: dict[str, str] = {}
     try:
@@ -94,8 +96,10 @@ def read_rank(path: Path, fallback_rank: int, max_events: int = MAX_EVENTS) -> R
             for ev in ijson.items(f, "traceEvents.item", use_float=True):
                 seen += 1
                 if seen > max_events:
-                    raise TraceFileError(f"{path.name}: more than {MAX_EVENTS:,} events in this trace "
-                                         "(profile a few steps: schedule(wait=1, warmup=1, active=3))")
+                    raise TraceFileError(
+                        f"{path.name}: more than {MAX_EVENTS:,} events in this trace "
+                        "(profile a few steps: schedule(wait=1, warmup=1, active=3))"
+                    )
                 _add(raw, ev, names)
     except TraceLimitError as exc:
         raise TraceFileError(str(exc)) from exc
@@ -194,6 +198,7 @@ def _add(raw: RawRank, ev: Any, names: dict[str, str]) -> None:
 
 def to_rank(raw: RawRank, t0: float) -> Rank:
     """The trace model's Rank, times shifted so the whole profile starts at 0."""
+
     def shift(e: Event) -> Event:
         return Event(e.name, e.start - t0, e.dur, e.category, e.correlation, None, e.kind)
 
@@ -203,8 +208,9 @@ def to_rank(raw: RawRank, t0: float) -> Rank:
         tracks.append(Track("python (main)", TrackKind.CPU_THREAD, [shift(e) for e in raw.cpu[main_tid]]))
     for tid, events in raw.cpu.items():
         if tid != main_tid and any(e.category is Category.DATALOADER for e in events):
-            tracks.append(Track(raw.thread_names.get(tid, f"thread {tid}")[:40], TrackKind.CPU_THREAD,
-                                [shift(e) for e in events]))
+            tracks.append(
+                Track(raw.thread_names.get(tid, f"thread {tid}")[:40], TrackKind.CPU_THREAD, [shift(e) for e in events])
+            )
     tracks.append(Track("NVTX", TrackKind.ANNOTATION, [shift(e) for e in raw.annotations]))
     tracks.append(Track("CUDA API", TrackKind.CUDA_API, [shift(e) for e in raw.runtime]))
     streams: dict[int, list[Event]] = {}
@@ -213,14 +219,25 @@ def to_rank(raw: RawRank, t0: float) -> Rank:
     for s in sorted(streams):
         events = sorted(streams[s], key=lambda e: e.start)
         kinds = [e.category for e in events]
-        role = max(("compute", Category.COMPUTE), ("NCCL", Category.NCCL), ("memcpy", Category.MEMCPY),
-                   key=lambda rc: kinds.count(rc[1]))[0]
+        role = max(
+            ("compute", Category.COMPUTE),
+            ("NCCL", Category.NCCL),
+            ("memcpy", Category.MEMCPY),
+            key=lambda rc: kinds.count(rc[1]),
+        )[0]
         label = f"Stream {s} ({role})"
         tracks.append(Track(label, TrackKind.GPU_STREAM, events, stream=s))
     for name, samples in raw.counters.items():
         samples.sort()
-        tracks.append(Track(name, TrackKind.COUNTER, sample_times=[t - t0 for t, _ in samples],
-                            sample_values=[v for _, v in samples], unit="%" if "%" in name else ""))
+        tracks.append(
+            Track(
+                name,
+                TrackKind.COUNTER,
+                sample_times=[t - t0 for t, _ in samples],
+                sample_values=[v for _, v in samples],
+                unit="%" if "%" in name else "",
+            )
+        )
     return Rank(raw.rank, tracks)
 
 

@@ -15,9 +15,13 @@ def as_scenario(r: Reading, source: str, device: str) -> Scenario:
     model_by_rank = {x.rank: x for x in r.model_ranks}
     ranks = [model_by_rank[x.rank] for x in r.ranks]
     trace = Trace(ranks, "training", m.steps, max(m.step_numbers[0], 0))
-    context = Context(title=f"Your trace · {source}"[:90], hardware=device or "(not recorded)",
-                      model="imported Kineto trace", parallelism=f"{len(ranks)} rank(s)",
-                      complaint=f"{f['steps']:.0f} step(s) read; GPU busy {f['gpu_busy_pct']:.0f}%")
+    context = Context(
+        title=f"Your trace · {source}"[:90],
+        hardware=device or "(not recorded)",
+        model="imported Kineto trace",
+        parallelism=f"{len(ranks)} rank(s)",
+        complaint=f"{f['steps']:.0f} step(s) read; GPU busy {f['gpu_busy_pct']:.0f}%",
+    )
     from ..grading.rubric import load_rubrics
 
     top = r.top
@@ -26,10 +30,17 @@ def as_scenario(r: Reading, source: str, device: str) -> Scenario:
     reveal = Reveal(
         headline=f"Most likely {top.signature}: {top.evidence}"[:240],
         read=(("Reading", report_text(r, source)),),
-        wrong_hypothesis=(f"{runner_up.signature}: {runner_up.evidence}" if runner_up else
-                          "No second explanation fits these figures as well."),
-        measurement=rubric.measurement.hint, fix=rubric.fix.hint, arithmetic=(),
-        spoken=f"{top.evidence[0].upper()}{top.evidence[1:]}.", tell=rubric.tell)
+        wrong_hypothesis=(
+            f"{runner_up.signature}: {runner_up.evidence}"
+            if runner_up
+            else "No second explanation fits these figures as well."
+        ),
+        measurement=rubric.measurement.hint,
+        fix=rubric.fix.hint,
+        arithmetic=(),
+        spoken=f"{top.evidence[0].upper()}{top.evidence[1:]}.",
+        tell=rubric.tell,
+    )
     return Scenario(top.signature, 0, "real", hw, context, trace, dict(f), reveal, _annotations(r))
 
 
@@ -47,5 +58,12 @@ def _annotations(r: Reading) -> list[Annotation]:
     if not holes:
         return []
     lo, hi = max(holes, key=lambda g: g[1] - g[0])
-    return [Annotation(m.rank, busiest.name, lo, hi, f"longest GPU gap: {(hi - lo) / 1000:.1f} ms "
-                       f"(GPU idle {m.figures['gpu_idle_pct']:.0f}% of the step)")]
+    return [
+        Annotation(
+            m.rank,
+            busiest.name,
+            lo,
+            hi,
+            f"longest GPU gap: {(hi - lo) / 1000:.1f} ms (GPU idle {m.figures['gpu_idle_pct']:.0f}% of the step)",
+        )
+    ]

@@ -135,8 +135,16 @@ def read_rank(raw: RawRank, model: Rank) -> RankReading:
     n = len(windows)
     syncs = sum(1 for e in api if e.category is Category.SYNC and lo <= e.start < hi) / n
     mallocs = sum(1 for e in api if e.category is Category.MALLOC and lo <= e.start < hi) / n
-    loader = sum(e.dur for t in model.tracks_of(TrackKind.CPU_THREAD) if t.name == "python (main)"
-                 for e in t.events if e.category is Category.DATALOADER and lo <= e.start < hi) / n
+    loader = (
+        sum(
+            e.dur
+            for t in model.tracks_of(TrackKind.CPU_THREAD)
+            if t.name == "python (main)"
+            for e in t.events
+            if e.category is Category.DATALOADER and lo <= e.start < hi
+        )
+        / n
+    )
     host_wait, between, first_gap = _idle_causes(model, windows)
     kernels = [e for e in model.kernels() if e.category is Category.COMPUTE and lo <= e.start < hi]
     nccl = [e for e in model.kernels() if e.category is Category.NCCL and lo <= e.start < hi]
@@ -171,8 +179,9 @@ def read_rank(raw: RawRank, model: Rank) -> RankReading:
     return RankReading(model.rank, windows, numbers, figures, top, {})
 
 
-def _shifted(windows_numbers: tuple[list[Interval], list[int]], raw: RawRank, model: Rank
-             ) -> tuple[list[Interval], list[int]]:
+def _shifted(
+    windows_numbers: tuple[list[Interval], list[int]], raw: RawRank, model: Rank
+) -> tuple[list[Interval], list[int]]:
     """Windows come from raw (absolute) times; the model's times start at 0."""
     offset = _offset(raw, model)
     windows, numbers = windows_numbers
@@ -181,8 +190,12 @@ def _shifted(windows_numbers: tuple[list[Interval], list[int]], raw: RawRank, mo
 
 def _offset(raw: RawRank, model: Rank) -> float:
     k = raw.kernels[0]
-    shifted = next(e for t in model.tracks_of(TrackKind.GPU_STREAM) for e in t.events
-                   if e.name == k.name and e.correlation == k.correlation and e.dur == k.dur)
+    shifted = next(
+        e
+        for t in model.tracks_of(TrackKind.GPU_STREAM)
+        for e in t.events
+        if e.name == k.name and e.correlation == k.correlation and e.dur == k.dur
+    )
     return k.start - shifted.start
 
 
@@ -233,8 +246,11 @@ def _counter_levels(model: Rank, spans: list[Interval]) -> dict[str, float]:
             if i >= 0 and t < spans[i][1]:
                 values.append(v)
         if values and track.unit == "%":
-            key = {"DRAM Bandwidth %": "dram_busy_pct", "Tensor Active %": "tensor_busy_pct",
-                   "SM Active %": "sm_busy_pct"}.get(track.name)
+            key = {
+                "DRAM Bandwidth %": "dram_busy_pct",
+                "Tensor Active %": "tensor_busy_pct",
+                "SM Active %": "sm_busy_pct",
+            }.get(track.name)
             if key:
                 out[key] = statistics.fmean(values)
     return out
@@ -242,8 +258,11 @@ def _counter_levels(model: Rank, spans: list[Interval]) -> dict[str, float]:
 
 def read(raws: list[RawRank]) -> Reading:
     t0 = min(min((k.start for k in r.kernels), default=float("inf")) for r in raws)
-    t0 = min(t0, *(min((e.start for e in r.runtime), default=t0) for r in raws),
-             *(min((e.start for e in r.annotations), default=t0) for r in raws))
+    t0 = min(
+        t0,
+        *(min((e.start for e in r.runtime), default=t0) for r in raws),
+        *(min((e.start for e in r.annotations), default=t0) for r in raws),
+    )
     models = [to_rank(r, t0) for r in raws]
     ranks = []
     for raw, model in zip(raws, models, strict=True):

@@ -54,8 +54,10 @@ def check_upload(filename: str, size: int) -> None:
     if not filename.lower().endswith(TRACE_SUFFIXES):
         raise AnalysisError(f"{filename}: expected a Kineto / Chrome trace (.json or .json.gz)")
     if size > MAX_UPLOAD_BYTES:
-        raise AnalysisError(f"{filename}: {size / 2**20:.0f} MB is over the {MAX_UPLOAD_BYTES // 2**20} MB limit "
-                            "(trim the profile to a few steps)")
+        raise AnalysisError(
+            f"{filename}: {size / 2**20:.0f} MB is over the {MAX_UPLOAD_BYTES // 2**20} MB limit "
+            "(trim the profile to a few steps)"
+        )
 
 
 def analyze_bytes(filename: str, data: bytes, *, picture: bool = True) -> AnalysisResult:

@@ -22,8 +22,11 @@ def main() -> int:
     try:
         answer = ("ok", _analyze(job))
     except MemoryError:
-        answer = ("error", f"{job.filename}: this trace needs more than {int(sys.argv[1]) // 2**20} MB to analyse "
-                           "(profile fewer steps)")
+        answer = (
+            "error",
+            f"{job.filename}: this trace needs more than {int(sys.argv[1]) // 2**20} MB to analyse "
+            "(profile fewer steps)",
+        )
     except Exception as exc:
         from .service import AnalysisError
 

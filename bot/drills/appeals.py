@@ -68,15 +68,21 @@ class Ruling:
     remembered: str | None
 
     def as_dict(self) -> dict[str, object]:
-        return {"appeal_id": self.appeal_id, "status": self.status, "part": self.part, "credit": self.credit,
-                "score": self.score, "points": self.points, "points_before": self.points_before,
-                "remembered": self.remembered}
+        return {
+            "appeal_id": self.appeal_id,
+            "status": self.status,
+            "part": self.part,
+            "credit": self.credit,
+            "score": self.score,
+            "points": self.points,
+            "points_before": self.points_before,
+            "remembered": self.remembered,
+        }
 
     def appellant_text(self, note: str = "") -> str:
         verdict = "accepted" if self.status == "accepted" else "rejected"
         head = f"Your appeal #{self.appeal_id} on drill #{self.drill_id} ({self.part}) was {verdict}."
-        change = (f" Your points: {self.points_before} → {self.points}." if self.points != self.points_before
-                  else "")
+        change = f" Your points: {self.points_before} → {self.points}." if self.points != self.points_before else ""
         return head + change + (f" Reviewer's note: {note}" if note else "")
 
 
@@ -112,17 +118,31 @@ class AppealService:
             if now - d.revealed_at > APPEAL_WINDOW:
                 raise AppealError(f"Appeals on drill #{drill_id} closed 7 days after its reveal.")
             u = repo.find_user(s, ws, user.user)
-            a = s.scalars(select(Attempt).where(Attempt.drill_id == d.id, Attempt.user_id == u.id,
-                                                Attempt.late.is_(False))).first() if u else None
+            a = (
+                s.scalars(
+                    select(Attempt).where(Attempt.drill_id == d.id, Attempt.user_id == u.id, Attempt.late.is_(False))
+                ).first()
+                if u
+                else None
+            )
             if a is None or u is None:
                 raise AppealError(f"You have no scored answer on drill #{drill_id} to appeal.")
             taken = {p for (p,) in s.execute(select(Appeal.part).where(Appeal.attempt_id == a.id))}
             overlap = {p for t in taken for p in parts_of(t)} & set(parts_of(part))
             if overlap:
-                raise AppealError(f"You already appealed the {', '.join(sorted(overlap))} of drill #{drill_id}: "
-                                  "one appeal per part.")
-            appeal = Appeal(workspace_id=ws.id, attempt_id=a.id, drill_id=d.id, user_id=u.id, part=part,
-                            reason=reason, status="open", created_at=now)
+                raise AppealError(
+                    f"You already appealed the {', '.join(sorted(overlap))} of drill #{drill_id}: one appeal per part."
+                )
+            appeal = Appeal(
+                workspace_id=ws.id,
+                attempt_id=a.id,
+                drill_id=d.id,
+                user_id=u.id,
+                part=part,
+                reason=reason,
+                status="open",
+                created_at=now,
+            )
             try:
                 with s.begin_nested():  # a double submit of the same part: the database keeps one
                     s.add(appeal)
@@ -141,9 +161,13 @@ class AppealService:
             ws = repo.find_workspace(s, platform, workspace)
             if ws is None:
                 return []
-            q = (select(Appeal, Attempt, User).join(Attempt, Attempt.id == Appeal.attempt_id)
-                 .join(User, User.id == Appeal.user_id).where(Appeal.workspace_id == ws.id)
-                 .order_by(Appeal.created_at, Appeal.id))
+            q = (
+                select(Appeal, Attempt, User)
+                .join(Attempt, Attempt.id == Appeal.attempt_id)
+                .join(User, User.id == Appeal.user_id)
+                .where(Appeal.workspace_id == ws.id)
+                .order_by(Appeal.created_at, Appeal.id)
+            )
             if status is not None:
                 q = q.where(Appeal.status == status)
             return [_info(s, ap, a, u) for ap, a, u in s.execute(q).all()]
@@ -164,8 +188,7 @@ class AppealService:
                 ws = repo.find_workspace(s, platform, workspace)
                 if ws is None:
                     return []
-                q = select(AppealReviewer.kind, AppealReviewer.external_id).where(
-                    AppealReviewer.workspace_id == ws.id)
+                q = select(AppealReviewer.kind, AppealReviewer.external_id).where(AppealReviewer.workspace_id == ws.id)
                 return [(str(k), str(e)) for k, e in s.execute(q)]
 
         return await asyncio.to_thread(run)
@@ -180,15 +203,38 @@ class AppealService:
         return ("user", reviewer.user) in listed or any(("group", g) in listed for g in groups)
 
     # -- ruling -------------------------------------------------------------------------------------------------
-    async def resolve(self, platform: str, workspace: str, appeal_id: int, *, accept: bool, part: str,
-                      reviewer: str, credit: float | None = None, note: str = "",
-                      remember: str | None = None, told: bool = False) -> Ruling:
+    async def resolve(
+        self,
+        platform: str,
+        workspace: str,
+        appeal_id: int,
+        *,
+        accept: bool,
+        part: str,
+        reviewer: str,
+        credit: float | None = None,
+        note: str = "",
+        remember: str | None = None,
+        told: bool = False,
+    ) -> Ruling:
         """told=True: the caller tells the appellant now (chat); otherwise the scheduler's notice sweep will."""
-        return await asyncio.to_thread(self._resolve, platform, workspace, appeal_id, accept, part, reviewer,
-                                       credit, note, remember, told)
+        return await asyncio.to_thread(
+            self._resolve, platform, workspace, appeal_id, accept, part, reviewer, credit, note, remember, told
+        )
 
-    def _resolve(self, platform: str, workspace: str, appeal_id: int, accept: bool, part: str, reviewer: str,
-                 credit: float | None, note: str, remember: str | None, told: bool) -> Ruling:
+    def _resolve(
+        self,
+        platform: str,
+        workspace: str,
+        appeal_id: int,
+        accept: bool,
+        part: str,
+        reviewer: str,
+        credit: float | None,
+        note: str,
+        remember: str | None,
+        told: bool,
+    ) -> Ruling:
         if part not in PARTS:
             raise AppealError(f"Part must be one of: {', '.join(PARTS)}.")
         if credit is not None and credit not in CREDITS:
@@ -201,8 +247,13 @@ class AppealService:
         now = self.engine.clock()
         with self.db.session() as s:
             ws = repo.find_workspace(s, platform, workspace)
-            ap = s.scalars(select(Appeal).where(Appeal.id == appeal_id, Appeal.workspace_id == ws.id)
-                           .with_for_update()).first() if ws else None
+            ap = (
+                s.scalars(
+                    select(Appeal).where(Appeal.id == appeal_id, Appeal.workspace_id == ws.id).with_for_update()
+                ).first()
+                if ws
+                else None
+            )
             if ws is None or ap is None:
                 raise AppealError(f"No appeal #{appeal_id} in this workspace.")
             if part not in parts_of(ap.part):
@@ -223,9 +274,17 @@ class AppealService:
                     phrase = validate_phrase(d.signature, part, remember, a.answer_text)
                 except SynonymError as exc:
                     raise AppealError(str(exc)) from exc
-            ruling = AppealRuling(appeal_id=ap.id, attempt_id=a.id, part=part, accepted=accept,
-                                  credit_before=before, credit_after=after, reviewer=reviewer, note=note,
-                                  created_at=now)
+            ruling = AppealRuling(
+                appeal_id=ap.id,
+                attempt_id=a.id,
+                part=part,
+                accepted=accept,
+                credit_before=before,
+                credit_after=after,
+                reviewer=reviewer,
+                note=note,
+                created_at=now,
+            )
             try:
                 with s.begin_nested():
                     s.add(ruling)
@@ -244,12 +303,26 @@ class AppealService:
             if told:
                 ap.notified_at = now
             if phrase is not None:
-                exists = s.scalars(select(WorkspaceSynonym).where(
-                    WorkspaceSynonym.workspace_id == ws.id, WorkspaceSynonym.signature == d.signature,
-                    WorkspaceSynonym.part == part, WorkspaceSynonym.phrase == phrase)).first()
+                exists = s.scalars(
+                    select(WorkspaceSynonym).where(
+                        WorkspaceSynonym.workspace_id == ws.id,
+                        WorkspaceSynonym.signature == d.signature,
+                        WorkspaceSynonym.part == part,
+                        WorkspaceSynonym.phrase == phrase,
+                    )
+                ).first()
                 if exists is None:
-                    s.add(WorkspaceSynonym(workspace_id=ws.id, signature=d.signature, part=part, phrase=phrase,
-                                           appeal_id=ap.id, created_by=reviewer, created_at=now))
+                    s.add(
+                        WorkspaceSynonym(
+                            workspace_id=ws.id,
+                            signature=d.signature,
+                            part=part,
+                            phrase=phrase,
+                            appeal_id=ap.id,
+                            created_by=reviewer,
+                            created_at=now,
+                        )
+                    )
             w = s.get(Workspace, ws.id)
             assert w is not None
             appellant = UserRef(w.platform, w.external_id, u.external_id, u.display_name)
@@ -257,6 +330,7 @@ class AppealService:
 
     async def untold(self, appeal_id: int) -> None:
         """Telling failed: leave the ruling to the notice sweep."""
+
         def run() -> None:
             with self.db.session() as s:
                 ap = s.get(Appeal, appeal_id)
@@ -272,9 +346,14 @@ class AppealService:
     def _export(self, platform: str | None, workspace: str | None) -> list[dict[str, object]]:
         """Accepted appeals as labelled replies (tests/data/LABELLING.md), the credits as the reviewer ruled."""
         with self.db.session() as s:
-            q = (select(Appeal, Attempt, Drill, Workspace).join(Attempt, Attempt.id == Appeal.attempt_id)
-                 .join(Drill, Drill.id == Appeal.drill_id).join(Workspace, Workspace.id == Appeal.workspace_id)
-                 .where(Appeal.status == "accepted").order_by(Appeal.id))
+            q = (
+                select(Appeal, Attempt, Drill, Workspace)
+                .join(Attempt, Attempt.id == Appeal.attempt_id)
+                .join(Drill, Drill.id == Appeal.drill_id)
+                .join(Workspace, Workspace.id == Appeal.workspace_id)
+                .where(Appeal.status == "accepted")
+                .order_by(Appeal.id)
+            )
             if platform is not None and workspace is not None:
                 ws = repo.find_workspace(s, platform, workspace)
                 if ws is None:
@@ -284,22 +363,23 @@ class AppealService:
             for ap, a, d, w in s.execute(q).all():
                 if d.trace_id is not None:
                     continue  # a team's own trace: its reply is about data we must not publish as corpus
-                rows.append({
-                    "signature": d.signature,
-                    "answer": a.answer_text,
-                    "expect": {p: _label(_credit(a, p)) for p in PARTS},
-                    "named": a.named,
-                    "note": f"appeal: {ap.reason}"[:200],
-                    "persona": f"{w.platform} appeal",
-                    "writer": f"appeal-{w.id}-{ap.id}",
-                    "source": f"appeal:{w.platform}#{ap.id}",
-                })
+                rows.append(
+                    {
+                        "signature": d.signature,
+                        "answer": a.answer_text,
+                        "expect": {p: _label(_credit(a, p)) for p in PARTS},
+                        "named": a.named,
+                        "note": f"appeal: {ap.reason}"[:200],
+                        "persona": f"{w.platform} appeal",
+                        "writer": f"appeal-{w.id}-{ap.id}",
+                        "source": f"appeal:{w.platform}#{ap.id}",
+                    }
+                )
             return rows
 
 
 def _credit(a: Attempt, part: str) -> float:
-    return float({"signature": a.signature_credit, "measurement": a.measurement_credit,
-                  "fix": a.fix_credit}[part])
+    return float({"signature": a.signature_credit, "measurement": a.measurement_credit, "fix": a.fix_credit}[part])
 
 
 def _label(credit: float) -> float | int:
@@ -326,10 +406,28 @@ def _regraded_score(a: Attempt, old_earned: float) -> float:
 
 
 def _info(s: Session, ap: Appeal, a: Attempt, u: User) -> AppealInfo:
-    rulings = tuple({"part": r.part, "accepted": r.accepted, "credit_before": r.credit_before,
-                     "credit_after": r.credit_after, "reviewer": r.reviewer, "note": r.note}
-                    for r in s.scalars(select(AppealRuling).where(AppealRuling.appeal_id == ap.id)
-                                       .order_by(AppealRuling.id)))
-    return AppealInfo(ap.id, ap.drill_id, u.display_name or u.external_id, ap.part, ap.reason, ap.status,
-                      ap.created_at.isoformat(), a.answer_text, {p: _credit(a, p) for p in PARTS}, a.score,
-                      a.points, rulings)
+    rulings = tuple(
+        {
+            "part": r.part,
+            "accepted": r.accepted,
+            "credit_before": r.credit_before,
+            "credit_after": r.credit_after,
+            "reviewer": r.reviewer,
+            "note": r.note,
+        }
+        for r in s.scalars(select(AppealRuling).where(AppealRuling.appeal_id == ap.id).order_by(AppealRuling.id))
+    )
+    return AppealInfo(
+        ap.id,
+        ap.drill_id,
+        u.display_name or u.external_id,
+        ap.part,
+        ap.reason,
+        ap.status,
+        ap.created_at.isoformat(),
+        a.answer_text,
+        {p: _credit(a, p) for p in PARTS},
+        a.score,
+        a.points,
+        rulings,
+    )

@@ -33,9 +33,17 @@ class ChannelSettings:
 
     @classmethod
     def of(cls, ch: Channel) -> ChannelSettings:
-        return cls(ch.answer_mode or "modal", ch.answer_seconds, ch.difficulty or "medium",
-                   tuple(ch.signature_mix) if ch.signature_mix else None, ch.weekdays, ch.schedule_hour,
-                   ch.schedule_minute or 0, ch.timezone, bool(ch.enabled))
+        return cls(
+            ch.answer_mode or "modal",
+            ch.answer_seconds,
+            ch.difficulty or "medium",
+            tuple(ch.signature_mix) if ch.signature_mix else None,
+            ch.weekdays,
+            ch.schedule_hour,
+            ch.schedule_minute or 0,
+            ch.timezone,
+            bool(ch.enabled),
+        )
 
     def schedule_text(self) -> str:
         if self.hour is None:
@@ -44,10 +52,15 @@ class ChannelSettings:
 
     def summary(self, default_seconds: int) -> str:
         mix = ", ".join(self.signature_mix) if self.signature_mix else "all ten"
-        mode = {"modal": "form only (hidden until the reveal)", "thread": "thread replies (public)",
-                "both": "form or thread replies"}[self.answer_mode]
-        return (f"Answers: {mode} · answer time: {self.answer_seconds or default_seconds} s · difficulty: "
-                f"{self.difficulty} · signatures: {mix} · schedule: {self.schedule_text()}")
+        mode = {
+            "modal": "form only (hidden until the reveal)",
+            "thread": "thread replies (public)",
+            "both": "form or thread replies",
+        }[self.answer_mode]
+        return (
+            f"Answers: {mode} · answer time: {self.answer_seconds or default_seconds} s · difficulty: "
+            f"{self.difficulty} · signatures: {mix} · schedule: {self.schedule_text()}"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +101,13 @@ def validate(change: ConfigChange) -> ConfigChange:
 
 
 class ChannelConfig:
-    def __init__(self, db: Database, clock: Callable[[], object], default_seconds: int,
-                 on_schedule_change: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        clock: Callable[[], object],
+        default_seconds: int,
+        on_schedule_change: Callable[[], None] | None = None,
+    ) -> None:
         self.db, self.clock, self.default_seconds = db, clock, default_seconds
         self.on_schedule_change = on_schedule_change or (lambda: None)
 
@@ -131,6 +149,10 @@ class ChannelConfig:
                 else:
                     cmd = parse(f"schedule {change.schedule}")
                     ch.weekdays, ch.schedule_hour, ch.schedule_minute, ch.timezone = (
-                        cmd.weekdays, cmd.hour, cmd.minute, cmd.timezone)
+                        cmd.weekdays,
+                        cmd.hour,
+                        cmd.minute,
+                        cmd.timezone,
+                    )
                     ch.enabled = True
         return self._get(channel)

@@ -109,5 +109,13 @@ def _group(rest: list[str]) -> Command:
     return Command("usage", error="Groups: create|join|leave|leaderboard <name>, or list.")
 
 
-_PARSERS = {"list": _list, "help": _help, "stats": _stats, "leaderboard": _leaderboard, "schedule": _schedule,
-            "group": _group, "analyze": _analyze, "config": _config}
+_PARSERS = {
+    "list": _list,
+    "help": _help,
+    "stats": _stats,
+    "leaderboard": _leaderboard,
+    "schedule": _schedule,
+    "group": _group,
+    "analyze": _analyze,
+    "config": _config,
+}

@@ -42,6 +42,8 @@ def is_transient(exc: BaseException) -> bool:
     the platform's answer as temporary (`transient = True`: rate limits, 5xx). A refusal the platform won't
     change its mind about (not in the channel, missing permission, bad request) is not retried."""
     return isinstance(exc, OSError) or bool(getattr(exc, "transient", False))
+
+
 T = TypeVar("T")
 MAX_ANSWER_STORED = 20_000  # characters kept in the database; the grader reads at most 4,000
 
@@ -89,8 +91,12 @@ class SubmitOutcome:
     drill_id: int
 
     def private_text(self) -> str:
-        head = {"scored": "Recorded", "revised": "Revised — your latest answer counts", "late":
-                "Too late to score (graded for you privately)", "duplicate": "Already recorded"}[self.status]
+        head = {
+            "scored": "Recorded",
+            "revised": "Revised — your latest answer counts",
+            "late": "Too late to score (graded for you privately)",
+            "duplicate": "Already recorded",
+        }[self.status]
         return f"{head}. Drill #{self.drill_id}: feedback arrives with the reveal."
 
 
@@ -153,15 +159,35 @@ class DrillEngine:
             raise DrillError("Duration must be between 10 seconds and 24 hours.")
         now = self.clock()
         drill_id, ch_data, sig, seed_, diff, deadline = await asyncio.to_thread(
-            self._create_drill, channel, signature, seed, difficulty, duration_seconds, scheduled, group_id, now,
-            trace_id, slot_key, solo, speed_bonus,
+            self._create_drill,
+            channel,
+            signature,
+            seed,
+            difficulty,
+            duration_seconds,
+            scheduled,
+            group_id,
+            now,
+            trace_id,
+            slot_key,
+            solo,
+            speed_bonus,
         )
         try:
             scenario = await asyncio.to_thread(self._scenario_for, DrillKey(sig, seed_, diff, None, trace_id))
             png = await asyncio.to_thread(sc.drill_png, self.renders, scenario, self.theme)
             timeline = await asyncio.to_thread(sc.text_timeline, scenario)
-            post = DrillPost(drill_id, scenario.context.title, tuple(scenario.context.lines()), png, timeline, now,
-                             deadline, ch_data.answer_mode, diff)
+            post = DrillPost(
+                drill_id,
+                scenario.context.title,
+                tuple(scenario.context.lines()),
+                png,
+                timeline,
+                now,
+                deadline,
+                ch_data.answer_mode,
+                diff,
+            )
             chat = self.chat_for(channel.platform)
             ref = await self._with_retries(f"post of drill {drill_id}", lambda: chat.post_drill(channel, post))
         except BaseException:
@@ -173,18 +199,39 @@ class DrillEngine:
         for hook in self.on_started:
             await hook(started)
         if scheduled:
-            await self._announce_last_period_winners(channel, ch_data.workspace_id, ch_data.id, ch_data.timezone,
-                                                     now)
+            await self._announce_last_period_winners(channel, ch_data.workspace_id, ch_data.id, ch_data.timezone, now)
         return started
 
-    def _create_drill(self, channel: ChannelRef, signature: str | None, seed: int | None, difficulty: str | None,
-                      duration: int | None, scheduled: bool, group_id: int | None, now: datetime,
-                      trace_id: int | None = None, slot_key: str | None = None, solo: bool = False,
-                      speed_bonus: bool = True
-                      ) -> tuple[int, ChannelInfo, str, int, str, datetime]:
+    def _create_drill(
+        self,
+        channel: ChannelRef,
+        signature: str | None,
+        seed: int | None,
+        difficulty: str | None,
+        duration: int | None,
+        scheduled: bool,
+        group_id: int | None,
+        now: datetime,
+        trace_id: int | None = None,
+        slot_key: str | None = None,
+        solo: bool = False,
+        speed_bonus: bool = True,
+    ) -> tuple[int, ChannelInfo, str, int, str, datetime]:
         try:
-            return self._insert_drill(channel, signature, seed, difficulty, duration, scheduled, group_id, now,
-                                      trace_id, slot_key, solo, speed_bonus)
+            return self._insert_drill(
+                channel,
+                signature,
+                seed,
+                difficulty,
+                duration,
+                scheduled,
+                group_id,
+                now,
+                trace_id,
+                slot_key,
+                solo,
+                speed_bonus,
+            )
         except IntegrityError as exc:
             if slot_key is not None and self._slot_taken(channel, slot_key):
                 raise AlreadyStarted(slot_key) from exc
@@ -194,13 +241,26 @@ class DrillEngine:
         with self.db.session() as s:
             ws = repo.find_workspace(s, channel.platform, channel.workspace)
             ch = repo.find_channel(s, ws, channel.channel) if ws else None
-            return ch is not None and s.scalar(select(Drill.id).where(Drill.channel_id == ch.id,
-                                                                      Drill.slot_key == slot_key)) is not None
+            return (
+                ch is not None
+                and s.scalar(select(Drill.id).where(Drill.channel_id == ch.id, Drill.slot_key == slot_key)) is not None
+            )
 
-    def _insert_drill(self, channel: ChannelRef, signature: str | None, seed: int | None, difficulty: str | None,
-                      duration: int | None, scheduled: bool, group_id: int | None, now: datetime,
-                      trace_id: int | None, slot_key: str | None, solo: bool, speed_bonus: bool
-                      ) -> tuple[int, ChannelInfo, str, int, str, datetime]:
+    def _insert_drill(
+        self,
+        channel: ChannelRef,
+        signature: str | None,
+        seed: int | None,
+        difficulty: str | None,
+        duration: int | None,
+        scheduled: bool,
+        group_id: int | None,
+        now: datetime,
+        trace_id: int | None,
+        slot_key: str | None,
+        solo: bool,
+        speed_bonus: bool,
+    ) -> tuple[int, ChannelInfo, str, int, str, datetime]:
         with self.db.session() as s:
             ws = repo.workspace(s, channel.platform, channel.workspace, "", now)
             ch = repo.channel(s, ws, channel.channel, channel.name)
@@ -214,8 +274,9 @@ class DrillEngine:
             recent = repo.recent_drills(s, ws.id, ch.id, 20)
             if signature is None:
                 since = now - timedelta(days=60)
-                accuracy = repo.accuracy_by_signature(s, ws.id, since, channel_id=None if group_id else ch.id,
-                                                      group_id=group_id)
+                accuracy = repo.accuracy_by_signature(
+                    s, ws.id, since, channel_id=None if group_id else ch.id, group_id=group_id
+                )
                 signature = choose_signature(self.rng, [d.signature for d in recent], accuracy, ch.signature_mix)
             assert signature is not None
             diff = difficulty or ch.difficulty
@@ -225,16 +286,27 @@ class DrillEngine:
                 seed = today if today is not None and today not in used else choose_seed(self.rng, used)
             seconds = duration or ch.answer_seconds or self.answer_seconds
             deadline = now + timedelta(seconds=seconds)
-            d = Drill(workspace_id=ws.id, channel_id=ch.id, group_id=group_id, signature=signature, seed=seed,
-                      difficulty=diff, scheduled=scheduled, posted_at=now, deadline_at=deadline, trace_id=trace_id,
-                      slot_key=slot_key, solo=solo, speed_bonus=speed_bonus)
+            d = Drill(
+                workspace_id=ws.id,
+                channel_id=ch.id,
+                group_id=group_id,
+                signature=signature,
+                seed=seed,
+                difficulty=diff,
+                scheduled=scheduled,
+                posted_at=now,
+                deadline_at=deadline,
+                trace_id=trace_id,
+                slot_key=slot_key,
+                solo=solo,
+                speed_bonus=speed_bonus,
+            )
             s.add(d)
             s.flush()
             return d.id, ChannelInfo(ch.id, ws.id, ch.timezone, ch.answer_mode), signature, seed, diff, deadline
 
     def scenario_of(self, started: StartedDrill) -> Scenario:
-        return self._scenario_for(DrillKey(started.signature, started.seed, started.difficulty, None,
-                                           started.trace_id))
+        return self._scenario_for(DrillKey(started.signature, started.seed, started.difficulty, None, started.trace_id))
 
     def _scenario_for(self, key: DrillKey) -> Scenario:
         """The drill's scenario: generated from (signature, seed, difficulty), or read from a stored trace."""
@@ -264,12 +336,19 @@ class DrillEngine:
         digest = hashlib.sha256(data).hexdigest()
         with self.db.session() as s:
             ws = repo.workspace(s, channel.platform, channel.workspace, "", self.clock())
-            found = s.scalars(select(TraceUpload).where(TraceUpload.workspace_id == ws.id,
-                                                        TraceUpload.sha256 == digest)).first()
+            found = s.scalars(
+                select(TraceUpload).where(TraceUpload.workspace_id == ws.id, TraceUpload.sha256 == digest)
+            ).first()
             if found is not None:
                 return found.id, found.signature
-            upload = TraceUpload(workspace_id=ws.id, sha256=digest, filename=filename[:200], signature=signature,
-                                 data=data, created_at=self.clock())
+            upload = TraceUpload(
+                workspace_id=ws.id,
+                sha256=digest,
+                filename=filename[:200],
+                signature=signature,
+                data=data,
+                created_at=self.clock(),
+            )
             s.add(upload)
             s.flush()
             return upload.id, signature
@@ -302,8 +381,9 @@ class DrillEngine:
                 d.message_ref = message
 
     # -- answers --------------------------------------------------------------------------------------
-    async def submit(self, drill_id: int, user: UserRef, text: str, *, idempotency_key: str | None = None
-                     ) -> SubmitOutcome:
+    async def submit(
+        self, drill_id: int, user: UserRef, text: str, *, idempotency_key: str | None = None
+    ) -> SubmitOutcome:
         """Grade and store an answer. Raises DrillNotFound, or NotRecorded when the database fails."""
         now = self.clock()
         text = clean_text(text if isinstance(text, str) else str(text))  # invalid UTF-8, NUL, control characters
@@ -335,8 +415,9 @@ class DrillEngine:
             phrases = extra_phrases(s, workspace_id, scenario.signature)
         return apply_extra_phrases(g, text, phrases)
 
-    def _store_attempt(self, drill_id: int, user: UserRef, text: str, g: Grade, now: datetime,
-                       key: str | None) -> SubmitOutcome:
+    def _store_attempt(
+        self, drill_id: int, user: UserRef, text: str, g: Grade, now: datetime, key: str | None
+    ) -> SubmitOutcome:
         # The drill row stays locked until this attempt commits, and the reveal's claim updates that row: so an
         # attempt is either committed before the claim reads the answers (in the reveal) or sees the claim (late).
         with self.db.session(immediate=True) as s:
@@ -355,13 +436,22 @@ class DrillEngine:
             late = now > d.deadline_at or d.revealed_at is not None
             hint_cost = 0 if late else hints_cost(s, d.id, u.id)
             pts = max(0, points(g.score, d.posted_at, d.deadline_at, now, late, d.speed_bonus) - hint_cost)
-            existing = s.scalars(select(Attempt).where(Attempt.drill_id == d.id, Attempt.user_id == u.id,
-                                                       Attempt.late.is_(late))).first()
+            existing = s.scalars(
+                select(Attempt).where(Attempt.drill_id == d.id, Attempt.user_id == u.id, Attempt.late.is_(late))
+            ).first()
             if existing is not None and not text.strip():
                 raise EmptyRevision(drill_id)  # a stray empty submit must not replace a scored answer with 0
             if existing is None:
-                existing = Attempt(drill_id=d.id, user_id=u.id, workspace_id=ws.id, channel_id=d.channel_id,
-                                   group_id=d.group_id, signature=d.signature, late=late, revisions=0)
+                existing = Attempt(
+                    drill_id=d.id,
+                    user_id=u.id,
+                    workspace_id=ws.id,
+                    channel_id=d.channel_id,
+                    group_id=d.group_id,
+                    signature=d.signature,
+                    late=late,
+                    revisions=0,
+                )
                 s.add(existing)
                 status = "late" if late else "scored"
             else:
@@ -389,11 +479,20 @@ class DrillEngine:
         try:
             scenario = await asyncio.to_thread(self._scenario_for, drill)
             png = await asyncio.to_thread(sc.reveal_png, self.renders, scenario, self.theme)
-            post = RevealPost(drill_id, scenario.signature, scenario.context.title, scenario.reveal.headline,
-                              scenario.reveal.as_text(), png, tuple(scores))
+            post = RevealPost(
+                drill_id,
+                scenario.signature,
+                scenario.context.title,
+                scenario.reveal.headline,
+                scenario.reveal.as_text(),
+                png,
+                tuple(scores),
+            )
             chat = self.chat_for(channel_ref.platform)
-            ref = await self._with_retries(f"reveal of drill {drill_id}", lambda: chat.post_reveal(
-                MessageRef(channel_ref, drill.message_ref or ""), post))
+            ref = await self._with_retries(
+                f"reveal of drill {drill_id}",
+                lambda: chat.post_reveal(MessageRef(channel_ref, drill.message_ref or ""), post),
+            )
         except ChatUnreachable as exc:  # keep the claim: a retry would fail the same way, forever
             log.warning("reveal of drill %s cannot be delivered: %s", drill_id, exc)
             return False
@@ -413,8 +512,9 @@ class DrillEngine:
                 log.warning("private feedback failed: %s", type(exc).__name__)
         return True
 
-    def _claim(self, drill_id: int, workspace_id: int | None, now: datetime, force: bool
-               ) -> tuple[DrillKey, ChannelRef, list[ScoreLine], list[tuple[UserRef, str]]] | None:
+    def _claim(
+        self, drill_id: int, workspace_id: int | None, now: datetime, force: bool
+    ) -> tuple[DrillKey, ChannelRef, list[ScoreLine], list[tuple[UserRef, str]]] | None:
         with self.db.session(immediate=True) as s:
             d = s.get(Drill, drill_id)
             if d is None or (workspace_id is not None and d.workspace_id != workspace_id):
@@ -425,13 +525,20 @@ class DrillEngine:
             ch = s.get(Channel, d.channel_id)
             assert ws is not None
             assert ch is not None
-            rows = s.execute(select(Attempt, User).join(User, User.id == Attempt.user_id)
-                             .where(Attempt.drill_id == drill_id)
-                             .order_by(Attempt.late, Attempt.points.desc(), Attempt.submitted_at)).all()
-            scores = [ScoreLine(u.display_name or u.external_id, a.score, a.points, a.named, a.hint_cost > 0)
-                      for a, u in rows if not a.late]
-            answers = [(UserRef(ws.platform, ws.external_id, u.external_id, u.display_name), a.answer_text)
-                       for a, u in rows]
+            rows = s.execute(
+                select(Attempt, User)
+                .join(User, User.id == Attempt.user_id)
+                .where(Attempt.drill_id == drill_id)
+                .order_by(Attempt.late, Attempt.points.desc(), Attempt.submitted_at)
+            ).all()
+            scores = [
+                ScoreLine(u.display_name or u.external_id, a.score, a.points, a.named, a.hint_cost > 0)
+                for a, u in rows
+                if not a.late
+            ]
+            answers = [
+                (UserRef(ws.platform, ws.external_id, u.external_id, u.display_name), a.answer_text) for a, u in rows
+            ]
             channel_ref = ChannelRef(ws.platform, ws.external_id, ch.external_id, ch.name)
             key = DrillKey(d.signature, d.seed, d.difficulty, d.message_ref, d.trace_id, d.workspace_id)
             return key, channel_ref, scores, answers
@@ -487,8 +594,9 @@ class DrillEngine:
         with self.db.session() as s:
             return repo.overdue_drills(s, now)
 
-    async def _announce_last_period_winners(self, channel: ChannelRef, workspace_id: int, channel_id: int,
-                                            tz: str, now: datetime) -> None:
+    async def _announce_last_period_winners(
+        self, channel: ChannelRef, workspace_id: int, channel_id: int, tz: str, now: datetime
+    ) -> None:
         from .leaderboard import archive_previous_periods
 
         texts = await asyncio.to_thread(archive_previous_periods, self.db, workspace_id, channel_id, tz, now)

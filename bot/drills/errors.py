@@ -19,8 +19,9 @@ class NotRecorded(DrillError):
 
 class EmptyRevision(DrillError):
     def __init__(self, drill_id: int) -> None:
-        super().__init__(f"That answer is empty, so it was not recorded; your earlier answer to drill #{drill_id} "
-                         "still counts.")
+        super().__init__(
+            f"That answer is empty, so it was not recorded; your earlier answer to drill #{drill_id} still counts."
+        )
 
 
 class GroupError(DrillError):

@@ -39,8 +39,9 @@ class FakeChat:
         self.reveals.append((ref, post))
         return MessageRef(ref.channel, f"reveal-{len(self.reveals)}")
 
-    async def send_private(self, channel: ChannelRef, user: UserRef, text: str, *,
-                           thread: MessageRef | None = None) -> None:
+    async def send_private(
+        self, channel: ChannelRef, user: UserRef, text: str, *, thread: MessageRef | None = None
+    ) -> None:
         await self._maybe_fail()
         self.private.append((channel, user, text))
 

@@ -32,8 +32,15 @@ def clean_name(name: str) -> str:
     return n
 
 
-def create(s: Session, ws: Workspace, name: str, creator_external: str, creator_name: str, now: datetime,
-           channel_id: int | None = None) -> GroupInfo:
+def create(
+    s: Session,
+    ws: Workspace,
+    name: str,
+    creator_external: str,
+    creator_name: str,
+    now: datetime,
+    channel_id: int | None = None,
+) -> GroupInfo:
     n = clean_name(name)
     u = repo.user(s, ws, creator_external, creator_name)
     begin_write(s)  # the savepoint must not be the outermost transaction (SQLite)
@@ -77,12 +84,17 @@ def leave(s: Session, ws: Workspace, name: str, user_external: str) -> GroupInfo
 
 
 def list_groups(s: Session, ws: Workspace) -> list[GroupInfo]:
-    q = (select(StudyGroup.id, StudyGroup.name, func.count(GroupMembership.user_id))
-         .outerjoin(GroupMembership, GroupMembership.group_id == StudyGroup.id)
-         .where(StudyGroup.workspace_id == ws.id).group_by(StudyGroup.id, StudyGroup.name).order_by(StudyGroup.name))
+    q = (
+        select(StudyGroup.id, StudyGroup.name, func.count(GroupMembership.user_id))
+        .outerjoin(GroupMembership, GroupMembership.group_id == StudyGroup.id)
+        .where(StudyGroup.workspace_id == ws.id)
+        .group_by(StudyGroup.id, StudyGroup.name)
+        .order_by(StudyGroup.name)
+    )
     return [GroupInfo(i, n, int(c)) for i, n, c in s.execute(q)]
 
 
 def _count(s: Session, group_id: int) -> int:
-    return int(s.scalar(select(func.count()).select_from(GroupMembership)
-                        .where(GroupMembership.group_id == group_id)) or 0)
+    return int(
+        s.scalar(select(func.count()).select_from(GroupMembership).where(GroupMembership.group_id == group_id)) or 0
+    )

@@ -15,8 +15,11 @@ from .policy import points
 
 
 def hints_cost(s: Session, drill_id: int, user_id: int) -> int:
-    total = s.scalar(select(func.coalesce(func.sum(HintTaken.cost), 0))
-                     .where(HintTaken.drill_id == drill_id, HintTaken.user_id == user_id))
+    total = s.scalar(
+        select(func.coalesce(func.sum(HintTaken.cost), 0)).where(
+            HintTaken.drill_id == drill_id, HintTaken.user_id == user_id
+        )
+    )
     return int(total or 0)
 
 
@@ -27,20 +30,28 @@ def attempt_points(d: Drill, a: Attempt) -> int:
 
 def take_next(s: Session, d: Drill, user_id: int, now: datetime) -> tuple[int, int]:
     """Record the next hint level for this person; (level, cost). The cost comes off an attempt already made."""
-    taken = s.scalar(select(func.count()).select_from(HintTaken)
-                     .where(HintTaken.drill_id == d.id, HintTaken.user_id == user_id)) or 0
+    taken = (
+        s.scalar(
+            select(func.count()).select_from(HintTaken).where(HintTaken.drill_id == d.id, HintTaken.user_id == user_id)
+        )
+        or 0
+    )
     level = int(taken) + 1
     if level > MAX_LEVEL:
         raise DrillError(f"No more hints on drill #{d.id}: you have had both.")
     cost = cost_of(level)
     try:
         with s.begin_nested():  # two clicks at once: the database lets one of them take this level
-            s.add(HintTaken(workspace_id=d.workspace_id, drill_id=d.id, user_id=user_id, level=level, cost=cost,
-                            created_at=now))
+            s.add(
+                HintTaken(
+                    workspace_id=d.workspace_id, drill_id=d.id, user_id=user_id, level=level, cost=cost, created_at=now
+                )
+            )
     except IntegrityError as exc:
         raise DrillError("That hint was just given to you; ask again for the next one.") from exc
-    a = s.scalars(select(Attempt).where(Attempt.drill_id == d.id, Attempt.user_id == user_id,
-                                        Attempt.late.is_(False))).first()
+    a = s.scalars(
+        select(Attempt).where(Attempt.drill_id == d.id, Attempt.user_id == user_id, Attempt.late.is_(False))
+    ).first()
     if a is not None:
         a.hint_cost = hints_cost(s, d.id, user_id)
         a.points = attempt_points(d, a)

@@ -22,22 +22,42 @@ READING_ORDER = ("step boundary", "gaps", "overlap", "top kernels", "per-rank wo
 _STEP: dict[str, tuple[int, str]] = {
     "unoverlapped_allreduce": (2, "which streams run at the same time as the compute stream, and which run alone?"),
     "straggler": (4, "put the ranks side by side: does every rank spend the same time computing in a step?"),
-    "input_starvation": (1, "where in each step is the compute stream idle, and what is the main CPU thread "
-                            "doing at that moment?"),
-    "launch_bound": (1, "compare how long each kernel runs with the idle time between consecutive kernels, and "
-                        "look at how full the CUDA API row is."),
-    "memory_bound_kernel": (3, "take the kernel family that dominates GPU time and read the GPU-metrics rows "
-                               "underneath it."),
-    "healthy": (1, "measure how much of each step the compute stream is idle, then read the GPU-metrics rows "
-                   "under the longest kernel."),
-    "pipeline_bubbles": (4, "line the stages up: where in the step is each stage idle, and does the idle time "
-                            "change from the first stage to the last?"),
-    "sync_stall": (1, "find each idle hole on the compute stream and read which call sits on the CUDA API row "
-                      "just before it."),
-    "alloc_stall": (1, "find each idle hole on the compute stream and read which call sits on the CUDA API row "
-                       "just before it."),
-    "prefill_blocks_decode": (0, "compare the length of each scheduler iteration with what the requests row shows "
-                                 "arriving, and with the ITL row."),
+    "input_starvation": (
+        1,
+        "where in each step is the compute stream idle, and what is the main CPU thread doing at that moment?",
+    ),
+    "launch_bound": (
+        1,
+        "compare how long each kernel runs with the idle time between consecutive kernels, and "
+        "look at how full the CUDA API row is.",
+    ),
+    "memory_bound_kernel": (
+        3,
+        "take the kernel family that dominates GPU time and read the GPU-metrics rows underneath it.",
+    ),
+    "healthy": (
+        1,
+        "measure how much of each step the compute stream is idle, then read the GPU-metrics rows "
+        "under the longest kernel.",
+    ),
+    "pipeline_bubbles": (
+        4,
+        "line the stages up: where in the step is each stage idle, and does the idle time "
+        "change from the first stage to the last?",
+    ),
+    "sync_stall": (
+        1,
+        "find each idle hole on the compute stream and read which call sits on the CUDA API row just before it.",
+    ),
+    "alloc_stall": (
+        1,
+        "find each idle hole on the compute stream and read which call sits on the CUDA API row just before it.",
+    ),
+    "prefill_blocks_decode": (
+        0,
+        "compare the length of each scheduler iteration with what the requests row shows "
+        "arriving, and with the ITL row.",
+    ),
 }
 
 
@@ -86,8 +106,10 @@ def _where(scenario: Scenario) -> str:
                 continue
         spans.append((row, (start - lo) / 1000, (end - lo) / 1000))
     if not spans:  # a drill from a real trace: no marked evidence, so point at the busiest-looking stretch
-        return (f"Rows: every GPU stream row and the CUDA API row above it, over the whole picture "
-                f"(0–{span:.0f} ms); compare one step with the next.")
+        return (
+            f"Rows: every GPU stream row and the CUDA API row above it, over the whole picture "
+            f"(0–{span:.0f} ms); compare one step with the next."
+        )
     rows = ", ".join(dict.fromkeys(r for r, _, _ in spans))
     first = min(s for _, s, _ in spans)
     last = max(e for _, _, e in spans)

@@ -54,8 +54,10 @@ class Home:
         if self.stats is None:
             return "No answers from you yet — press **Submit diagnosis** under a drill."
         st = self.stats
-        lines = [f"{st.answers} answers · {st.total_points} points · mean {round(100 * st.mean_score)}/100 · "
-                 f"streak {st.streak} (best {st.best_streak})"]
+        lines = [
+            f"{st.answers} answers · {st.total_points} points · mean {round(100 * st.mean_score)}/100 · "
+            f"streak {st.streak} (best {st.best_streak})"
+        ]
         if st.weakest:
             lines.append("Weakest: " + ", ".join(st.weakest))
         if self.answers:
@@ -68,8 +70,9 @@ class Home:
                 head += " — awaiting the reveal"
             lines.append(f"• {head}\n  you wrote: {_clip(a.answer, 200)}\n  " + a.feedback.replace("\n", "\n  "))
         if self.settings is not None:
-            lines.append(f"Settings in #{self.channel_name or 'your channel'}: "
-                         + self.settings.summary(default_seconds))
+            lines.append(
+                f"Settings in #{self.channel_name or 'your channel'}: " + self.settings.summary(default_seconds)
+            )
         return "\n".join(lines)
 
 
@@ -109,15 +112,28 @@ class HomeService:
             if ws is None or u is None:
                 return None
             st = user_stats(s, ws.id, u.id)
-            rows = s.execute(select(Attempt, Drill).join(Drill, Drill.id == Attempt.drill_id)
-                             .where(Attempt.workspace_id == ws.id, Attempt.user_id == u.id)
-                             .order_by(Attempt.submitted_at.desc()).limit(LAST_ANSWERS)).all()
+            rows = s.execute(
+                select(Attempt, Drill)
+                .join(Drill, Drill.id == Attempt.drill_id)
+                .where(Attempt.workspace_id == ws.id, Attempt.user_id == u.id)
+                .order_by(Attempt.submitted_at.desc())
+                .limit(LAST_ANSWERS)
+            ).all()
             answers, keys = [], []
             for a, d in rows:
                 revealed = d.revealed_at is not None
-                answers.append(PastAnswer(d.id, a.answer_text, revealed, d.signature if revealed else None,
-                                          a.score if revealed else None, a.points if revealed else None,
-                                          "" if revealed else "Feedback arrives with the reveal.", a.late))
+                answers.append(
+                    PastAnswer(
+                        d.id,
+                        a.answer_text,
+                        revealed,
+                        d.signature if revealed else None,
+                        a.score if revealed else None,
+                        a.points if revealed else None,
+                        "" if revealed else "Feedback arrives with the reveal.",
+                        a.late,
+                    )
+                )
                 keys.append(DrillKey(d.signature, d.seed, d.difficulty, None, d.trace_id) if revealed else None)
             home = Home(st, answers)
             if rows:
@@ -133,10 +149,16 @@ def _weekly(s: Session, workspace_id: int, user_id: int, today: date) -> dict[st
     """signature → [(Monday of the week, mean on-time score that week)] over the last CHART_WEEKS weeks, only
     for revealed drills (a score before the reveal would hint at the answer)."""
     start = today - timedelta(days=today.weekday() + 7 * (CHART_WEEKS - 1))
-    rows = s.execute(select(Attempt.signature, Attempt.submitted_at, Attempt.score)
-                     .join(Drill, Drill.id == Attempt.drill_id)
-                     .where(Attempt.workspace_id == workspace_id, Attempt.user_id == user_id,
-                            Attempt.late.is_(False), Drill.revealed_at.is_not(None))).all()
+    rows = s.execute(
+        select(Attempt.signature, Attempt.submitted_at, Attempt.score)
+        .join(Drill, Drill.id == Attempt.drill_id)
+        .where(
+            Attempt.workspace_id == workspace_id,
+            Attempt.user_id == user_id,
+            Attempt.late.is_(False),
+            Drill.revealed_at.is_not(None),
+        )
+    ).all()
     sums: dict[str, dict[date, list[float]]] = {}
     for signature, when, score in rows:
         day = when.date()

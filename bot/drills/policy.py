@@ -7,8 +7,9 @@ from datetime import datetime
 SPEED_BONUS_MAX = 20
 
 
-def points(score: float, posted_at: datetime, deadline: datetime, submitted_at: datetime, late: bool,
-           speed_bonus: bool = True) -> int:
+def points(
+    score: float, posted_at: datetime, deadline: datetime, submitted_at: datetime, late: bool, speed_bonus: bool = True
+) -> int:
     """round(100 × score) plus up to 20 points, falling linearly from the post to the deadline.
 
     Late answers earn nothing; a reply with no credit gets no speed bonus either, nor does a drill played

@@ -77,8 +77,9 @@ class ChatPort(Protocol):
 
     async def post_reveal(self, ref: MessageRef, post: RevealPost) -> MessageRef: ...
 
-    async def send_private(self, channel: ChannelRef, user: UserRef, text: str, *,
-                           thread: MessageRef | None = None) -> None:
+    async def send_private(
+        self, channel: ChannelRef, user: UserRef, text: str, *, thread: MessageRef | None = None
+    ) -> None:
         """Feedback only this person sees, and that persists; `thread` is the reveal, for a note there when
         the person cannot be reached privately."""
 
@@ -89,6 +90,7 @@ class ChatPort(Protocol):
 class FeedbackPort(Protocol):
     """Optional: private grade feedback that carries an "Appeal this grade" action for that drill."""
 
-    async def send_grade_feedback(self, channel: ChannelRef, user: UserRef, drill_id: int, text: str, *,
-                                  thread: MessageRef | None = None) -> None:
+    async def send_grade_feedback(
+        self, channel: ChannelRef, user: UserRef, drill_id: int, text: str, *, thread: MessageRef | None = None
+    ) -> None:
         """`thread` is the reveal (for adapters that fall back to a note there)."""

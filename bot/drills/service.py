@@ -25,8 +25,7 @@ class TeamService:
         self.engine = engine
         self.db = engine.db
         self.on_schedule_change = on_schedule_change or (lambda: None)
-        self.config = ChannelConfig(self.db, engine.clock, engine.answer_seconds,
-                                    lambda: self.on_schedule_change())
+        self.config = ChannelConfig(self.db, engine.clock, engine.answer_seconds, lambda: self.on_schedule_change())
 
     def signatures_text(self) -> str:
         return "\n".join(f"• {sid} — {signature_info(sid).summary}" for sid in SIGNATURE_IDS)
@@ -55,12 +54,17 @@ class TeamService:
             if ws is None or u is None:
                 return "No answers from you yet."
             st = user_stats(s, ws.id, u.id)
-        lines = [f"{st.answers} answers · {st.total_points} points · mean {st.mean_score:.2f} · streak "
-                 f"{st.streak} (best {st.best_streak})"]
+        lines = [
+            f"{st.answers} answers · {st.total_points} points · mean {st.mean_score:.2f} · streak "
+            f"{st.streak} (best {st.best_streak})"
+        ]
         if st.weakest:
             lines.append("Weakest: " + ", ".join(st.weakest))
-        lines += [f"• {k.signature}: {k.answers} answered, mean {k.mean_score:.2f}, named right {k.named_right}"
-                  for k in st.skills if k.answers]
+        lines += [
+            f"• {k.signature}: {k.answers} answered, mean {k.mean_score:.2f}, named right {k.named_right}"
+            for k in st.skills
+            if k.answers
+        ]
         return "\n".join(lines)
 
     async def set_schedule(self, channel: ChannelRef, weekdays: str, hour: int, minute: int, tz: str) -> str:
@@ -112,6 +116,7 @@ class TeamService:
     async def enable_workspace_for_install(self, enterprise: str | None, team: str | None) -> None:
         """A (re)install: the team's channels drill on their schedules again (an uninstall switched them off).
         An org-wide Grid install (no team) re-enables every workspace of that enterprise."""
+
         def run() -> None:
             with self.db.session() as s:
                 q = select(Workspace.id).where(Workspace.platform == "slack")
@@ -130,8 +135,11 @@ class TeamService:
     async def enterprise_of(self, platform: str, workspace: str) -> str | None:
         def run() -> str | None:
             with self.db.session() as s:
-                return s.scalar(select(Workspace.enterprise_id).where(Workspace.platform == platform,
-                                                                      Workspace.external_id == workspace))
+                return s.scalar(
+                    select(Workspace.enterprise_id).where(
+                        Workspace.platform == platform, Workspace.external_id == workspace
+                    )
+                )
 
         return await asyncio.to_thread(run)
 
@@ -146,14 +154,19 @@ class TeamService:
 
     async def last_answer(self, drill_id: int, user: UserRef) -> str | None:
         """This person's latest answer to this drill (to pre-fill the form when they reopen it)."""
+
         def run() -> str | None:
             with self.db.session() as s:
                 ws = repo.find_workspace(s, user.platform, user.workspace)
                 if ws is None:
                     return None
-                q = (select(Attempt.answer_text).join(User, User.id == Attempt.user_id)
-                     .where(Attempt.workspace_id == ws.id, Attempt.drill_id == drill_id,
-                            User.external_id == user.user).order_by(Attempt.submitted_at.desc()).limit(1))
+                q = (
+                    select(Attempt.answer_text)
+                    .join(User, User.id == Attempt.user_id)
+                    .where(Attempt.workspace_id == ws.id, Attempt.drill_id == drill_id, User.external_id == user.user)
+                    .order_by(Attempt.submitted_at.desc())
+                    .limit(1)
+                )
                 return s.scalar(q)
 
         return await asyncio.to_thread(run)
@@ -185,14 +198,16 @@ class TeamService:
 
     async def drill_for_thread(self, channel: ChannelRef, thread_message: str) -> int | None:
         """The open drill whose message anchors this thread, if the channel takes thread answers."""
+
         def run() -> int | None:
             with self.db.session() as s:
                 ws = repo.find_workspace(s, channel.platform, channel.workspace)
                 ch = repo.find_channel(s, ws, channel.channel) if ws else None
                 if ws is None or ch is None or ch.answer_mode not in ("thread", "both"):
                     return None
-                q = select(Drill.id).where(Drill.workspace_id == ws.id, Drill.channel_id == ch.id,
-                                           Drill.message_ref == thread_message)
+                q = select(Drill.id).where(
+                    Drill.workspace_id == ws.id, Drill.channel_id == ch.id, Drill.message_ref == thread_message
+                )
                 return s.scalar(q)
 
         return await asyncio.to_thread(run)

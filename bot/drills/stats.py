@@ -39,9 +39,16 @@ class UserStats:
 
 
 def user_stats(s: Session, workspace_id: int, user_id: int, channel_id: int | None = None) -> UserStats:
-    q = (select(Attempt).join(Drill, Drill.id == Attempt.drill_id)  # unrevealed drills would leak the answer
-         .where(Attempt.workspace_id == workspace_id, Attempt.user_id == user_id, Attempt.late.is_(False),
-                Drill.revealed_at.is_not(None)))
+    q = (
+        select(Attempt)
+        .join(Drill, Drill.id == Attempt.drill_id)  # unrevealed drills would leak the answer
+        .where(
+            Attempt.workspace_id == workspace_id,
+            Attempt.user_id == user_id,
+            Attempt.late.is_(False),
+            Drill.revealed_at.is_not(None),
+        )
+    )
     if channel_id is not None:
         q = q.where(Attempt.channel_id == channel_id)
     attempts = list(s.scalars(q.order_by(Attempt.submitted_at)))
@@ -69,9 +76,18 @@ def _streaks(s: Session, workspace_id: int, user_id: int, attempts: list[Attempt
     channels = {a.channel_id for a in attempts}
     if not channels:
         return 0, 0
-    drills = list(s.scalars(select(Drill.id).where(Drill.workspace_id == workspace_id, Drill.scheduled.is_(True),
-                                                   Drill.channel_id.in_(channels), Drill.revealed_at.is_not(None))
-                            .order_by(Drill.posted_at)))
+    drills = list(
+        s.scalars(
+            select(Drill.id)
+            .where(
+                Drill.workspace_id == workspace_id,
+                Drill.scheduled.is_(True),
+                Drill.channel_id.in_(channels),
+                Drill.revealed_at.is_not(None),
+            )
+            .order_by(Drill.posted_at)
+        )
+    )
     good = {a.drill_id for a in attempts if a.score >= STREAK_THRESHOLD}
     best = run = 0
     for d in drills:

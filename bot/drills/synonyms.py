@@ -47,8 +47,9 @@ def validate_phrase(signature: str, part: str, phrase: str, answer: str) -> str:
     if not clean:
         raise SynonymError("The phrase to remember is empty.")
     if len(clean) > MAX_PHRASE_CHARS or len(clean.split()) > MAX_PHRASE_WORDS:
-        raise SynonymError(f"Remember one short phrase: at most {MAX_PHRASE_WORDS} words, {MAX_PHRASE_CHARS} "
-                           "characters.")
+        raise SynonymError(
+            f"Remember one short phrase: at most {MAX_PHRASE_WORDS} words, {MAX_PHRASE_CHARS} characters."
+        )
     if _LIST_MARKS.search(phrase.lower()):
         raise SynonymError("Remember one phrase, not a list (no commas, slashes, 'and' or 'or').")
     if f" {clean} " not in f" {normalize(answer)} ":
@@ -60,9 +61,11 @@ def validate_phrase(signature: str, part: str, phrase: str, answer: str) -> str:
 
 
 def extra_phrases(s: Session, workspace_id: int, signature: str) -> dict[str, tuple[str, ...]]:
-    rows = s.execute(select(WorkspaceSynonym.part, WorkspaceSynonym.phrase)
-                     .where(WorkspaceSynonym.workspace_id == workspace_id, WorkspaceSynonym.signature == signature)
-                     .order_by(WorkspaceSynonym.id)).all()
+    rows = s.execute(
+        select(WorkspaceSynonym.part, WorkspaceSynonym.phrase)
+        .where(WorkspaceSynonym.workspace_id == workspace_id, WorkspaceSynonym.signature == signature)
+        .order_by(WorkspaceSynonym.id)
+    ).all()
     found: dict[str, list[str]] = {}
     for part, phrase in rows:
         found.setdefault(part, []).append(phrase)
@@ -82,7 +85,7 @@ def apply_extra_phrases(g: Grade, text: str, phrases: Mapping[str, Sequence[str]
             continue
         for phrase in wanted:
             at = body.find(f" {phrase} ")
-            if at >= 0 and not _NEGATED.search(body[max(0, at - 60):at + 1]):
+            if at >= 0 and not _NEGATED.search(body[max(0, at - 60) : at + 1]):
                 parts[part] = PartResult(1.0, phrase, current.hint, "remembered for this workspace")
                 changed = True
                 break
@@ -90,8 +93,14 @@ def apply_extra_phrases(g: Grade, text: str, phrases: Mapping[str, Sequence[str]
         return g
     earned = sum(PART_WEIGHTS[p] * parts[p].credit for p in PARTS)
     named = g.named if parts["signature"].credit < 1.0 or g.named is not None else g.signature_id
-    return replace(g, signature=parts["signature"], measurement=parts["measurement"], fix=parts["fix"],
-                   score=round(min(1.0, earned + g.bonus), 4), named=named)
+    return replace(
+        g,
+        signature=parts["signature"],
+        measurement=parts["measurement"],
+        fix=parts["fix"],
+        score=round(min(1.0, earned + g.bonus), 4),
+        named=named,
+    )
 
 
 def _stuffing(g: Grade) -> bool:

@@ -174,8 +174,6 @@ class PhraseSet(tuple[Phrase, ...]):
         return obj
 
 
-
-
 def _stems(text: str) -> tuple[str, ...]:
     return tuple(t.stem for t in _words(text))
 
@@ -243,9 +241,7 @@ class ConceptIndex:
                 for t in _words(term):
                     if len(t.word) >= FUZZY_MIN_LEN:
                         words.setdefault(t.word, t.stem)
-        return cls(
-            {k: tuple(v) for k, v in single.items()}, {k: tuple(v) for k, v in multi.items()}, words
-        )
+        return cls({k: tuple(v) for k, v in single.items()}, {k: tuple(v) for k, v in multi.items()}, words)
 
     def mark(self, tokens: tuple[Token, ...], positions: dict[str, list[int]]) -> None:
         """Add each concept a clause expresses to its word → positions index, at the term's first word."""
@@ -369,7 +365,12 @@ def _build() -> Engine:
         for p in phrases:
             by_first.setdefault(min(p.tokens, key=breadth), []).append((number, p))
     return Engine(
-        rubrics, concepts, frozenset(stems), _by_initial(words), words, tuple(parts),
+        rubrics,
+        concepts,
+        frozenset(stems),
+        _by_initial(words),
+        words,
+        tuple(parts),
         {k: tuple(v) for k, v in by_first.items()},
     )
 
@@ -417,7 +418,8 @@ class Reply:
         fixed: list[Clause] = []
         for c in clauses(cleaned):
             tokens = tuple(
-                t if (fixed_stem := _correct(t.stem, t.word)) == t.stem
+                t
+                if (fixed_stem := _correct(t.stem, t.word)) == t.stem
                 else Token(fixed_stem, t.start, t.end, t.position, t.word)
                 for t in c.tokens
             )
@@ -529,8 +531,15 @@ class Reply:
         alternative, hedged, tentative, conditional, soft = self._flags(number, clause)
         words = tuple(clause.tokens[k].word for k in sorted(chosen))
         return Match(
-            phrase, clause, not negated, hedged or (tentative if naming else soft), words, alternative, conditional,
-            (number, i), frozenset(chosen),
+            phrase,
+            clause,
+            not negated,
+            hedged or (tentative if naming else soft),
+            words,
+            alternative,
+            conditional,
+            (number, i),
+            frozenset(chosen),
         )
 
     def _keywords(self, number: int, clause: Clause) -> tuple[bool, bool, bool, bool]:
@@ -557,7 +566,11 @@ class Reply:
             hedged = alternative or bool(_HEDGE.search(text))
             conditional = any(w in text for w in _CONDITION_WORDS) and bool(_CONDITION.search(text))
             flags = self.memo[("flags", number)] = (
-                alternative, hedged, bool(_TENTATIVE.search(text)), conditional, bool(_SOFT_REMEDY.search(text)),
+                alternative,
+                hedged,
+                bool(_TENTATIVE.search(text)),
+                conditional,
+                bool(_SOFT_REMEDY.search(text)),
             )
         assert isinstance(flags, tuple)
         return flags

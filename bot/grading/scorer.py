@@ -132,26 +132,36 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
         real = {s for s in elsewhere | {committed_to} if s in rubrics}
         elsewhere = (_distinct_topics(reply, rubrics, real) | (elsewhere & {"network"})) - {committed_to}
     offered_with_fixes = (
-        len(named_any) >= 2 and undecided == len(named_any)
-        and len((fix_signatures | measure_signatures) & named_any) >= 2 and len(fix_signatures & named_any) >= 1
-        and not fix_branches and not check_branches
+        len(named_any) >= 2
+        and undecided == len(named_any)
+        and len((fix_signatures | measure_signatures) & named_any) >= 2
+        and len(fix_signatures & named_any) >= 1
+        and not fix_branches
+        and not check_branches
     )
-    stuffing = committed_to is None and len(topics) >= 3 and (
-        (len(elsewhere - {"network"}) >= STUFFED_TOPICS - 1 and undecided == len(named_any) and not fix_branches)
-        or len(elsewhere) >= STUFFED_TOPICS
-        or (len(elsewhere) >= STUFFED_TOPICS - 1 and (len(named_any) >= 3 or undecided >= 1))
-        or (len(named_any) >= 2 and _list_like(answer))
-        or (
-            len(elsewhere) + len(named_any) >= 3
-            and (len(named_any) != 1 or undecided >= 1)
-            and _longest_enumeration(answer) >= ENUMERATION
+    stuffing = (
+        committed_to is None
+        and len(topics) >= 3
+        and (
+            (len(elsewhere - {"network"}) >= STUFFED_TOPICS - 1 and undecided == len(named_any) and not fix_branches)
+            or len(elsewhere) >= STUFFED_TOPICS
+            or (len(elsewhere) >= STUFFED_TOPICS - 1 and (len(named_any) >= 3 or undecided >= 1))
+            or (len(named_any) >= 2 and _list_like(answer))
+            or (
+                len(elsewhere) + len(named_any) >= 3
+                and (len(named_any) != 1 or undecided >= 1)
+                and _longest_enumeration(answer) >= ENUMERATION
+            )
         )
-    ) and len(answer.split()) <= WORDS_PER_TOPIC * max(len(elsewhere), len(named_any))
+        and len(answer.split()) <= WORDS_PER_TOPIC * max(len(elsewhere), len(named_any))
+    )
     # The plain shape of a catalogue, whatever its prose: two or more diagnoses named, checks or fixes spanning four
     # signatures, no committed favourite, and too few words to weigh them ("healthy" is a foil, not a topic).
     spread = (named_any | measure_signatures | fix_signatures) - {"healthy"}
     catalogue = (
-        committed_to is None and len(named_any - {"healthy"}) >= 2 and len(spread) >= CATALOGUE_TOPICS
+        committed_to is None
+        and len(named_any - {"healthy"}) >= 2
+        and len(spread) >= CATALOGUE_TOPICS
         and len(answer.split()) <= CATALOGUE_WORDS_PER_TOPIC * len(topics)
     )
     # A verdict up front does not license a catalogue after it: "it's X; could also be Y; worth ruling out Z …"
@@ -159,7 +169,8 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
     touched = named_any | measure_signatures | fix_signatures
     after_verdict = touched - {committed_to, "healthy"}
     headed_catalogue = (
-        committed_to is not None and bool(named_any - {committed_to, "healthy"})
+        committed_to is not None
+        and bool(named_any - {committed_to, "healthy"})
         and len(after_verdict) >= STUFFED_TOPICS - 1
         and len(answer.split()) <= HEADED_CATALOGUE_WORDS_PER_TOPIC * len(touched)
     )
@@ -173,8 +184,9 @@ def grade(scenario_or_signature: Scenario | str, text: object) -> Grade:
         )
         return Grade(signature, *zero, 0.0, None, 0.0, tuple(notes))
 
-    sig_part = _signature_part(signature, rubric.twin, rubric.tell, rubric.signature.hint, committed, named,
-                               evidence, reply.hedged)
+    sig_part = _signature_part(
+        signature, rubric.twin, rubric.tell, rubric.signature.hint, committed, named, evidence, reply.hedged
+    )
     meas_part = _plain_part(reply.find(target.measurement), rubric.measurement.hint, several)
     fix_part = _fix_part(reply.find(target.fix), reply.find(target.wrong_fix), rubric.fix.hint, several)
 
@@ -259,8 +271,13 @@ def _evidence(
             e = out.get(sig)
             if e is None or m.phrase.weight > e.strength:
                 out[sig] = _Evidence(
-                    m.phrase.weight, m, {at}, {at} if asserted and not m.hedged else set(), not m.hedged,
-                    not offered, at if e is None else min(at, e.first_at),
+                    m.phrase.weight,
+                    m,
+                    {at},
+                    {at} if asserted and not m.hedged else set(),
+                    not m.hedged,
+                    not offered,
+                    at if e is None else min(at, e.first_at),
                 )
             elif m.phrase.weight == e.strength:
                 e.clauses.add(at)

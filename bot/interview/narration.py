@@ -16,16 +16,27 @@ from ..scenarios.model import Scenario
 STAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("step", re.compile(r"\bsteps?\b|\biterations?\b|\bperiod\b|profilerstep", re.I)),
     ("gaps", re.compile(r"\bgaps?\b|\bidle\b|\bholes?\b|\bbubbles?\b|\bwait(?:s|ing)?\b|\bstall", re.I)),
-    ("overlap", re.compile(r"overlap|\bhidden\b|\bhides?\b|\bexposed\b|serializ|concurren|under (?:the )?compute",
-                           re.I)),
-    ("top kernels", re.compile(r"top[- ]kernels?|longest kernel|dominant kernel|\bgemms?\b|per-rank compute|"
-                               r"kernel (?:time|share)|\btop\b", re.I)),
+    (
+        "overlap",
+        re.compile(r"overlap|\bhidden\b|\bhides?\b|\bexposed\b|serializ|concurren|under (?:the )?compute", re.I),
+    ),
+    (
+        "top kernels",
+        re.compile(
+            r"top[- ]kernels?|longest kernel|dominant kernel|\bgemms?\b|per-rank compute|"
+            r"kernel (?:time|share)|\btop\b",
+            re.I,
+        ),
+    ),
 )
 
 # How a person names each signature in speech (for finding the twin in an answer).
 SIGNATURE_WORDS: dict[str, re.Pattern[str]] = {
-    "unoverlapped_allreduce": re.compile(r"unoverlapped|not overlapped|serialized all-?reduce|exposed (?:comm|"
-                                         r"all-?reduce)|no overlap|overlap (?:is )?broken|nccl is slow", re.I),
+    "unoverlapped_allreduce": re.compile(
+        r"unoverlapped|not overlapped|serialized all-?reduce|exposed (?:comm|"
+        r"all-?reduce)|no overlap|overlap (?:is )?broken|nccl is slow",
+        re.I,
+    ),
     "straggler": re.compile(r"straggl|slow rank|one rank is slow|one slow (?:gpu|rank)", re.I),
     "sync_stall": re.compile(r"\bsync(?:hroni[sz]\w*)?\b|\.item\(\)|streamsynchronize|devicesynchronize", re.I),
     "alloc_stall": re.compile(r"cudamalloc|\balloc(?:ator|ation)?s?\b|fragmentation|empty_cache", re.I),
@@ -36,13 +47,21 @@ SIGNATURE_WORDS: dict[str, re.Pattern[str]] = {
     "pipeline_bubbles": re.compile(r"pipeline bubbles?|\bbubbles?\b", re.I),
     "prefill_blocks_decode": re.compile(r"prefill|head-of-line", re.I),
 }
-_NEGATION = re.compile(r"\bnot\b|n't\b|\bno\b|\brule[sd]? out\b|\bruled\b|\breject|\binstead of\b|\brather than\b|"
-                       r"\bunlike\b|\bnever\b|\bwrong hypothesis\b|\bisn't\b", re.I)
+_NEGATION = re.compile(
+    r"\bnot\b|n't\b|\bno\b|\brule[sd]? out\b|\bruled\b|\breject|\binstead of\b|\brather than\b|"
+    r"\bunlike\b|\bnever\b|\bwrong hypothesis\b|\bisn't\b",
+    re.I,
+)
 # Hypotheses people reach for that are not signatures (for a signature without a twin, rejecting one counts).
-_GUESSES = re.compile(r"jitter|\bgc\b|garbage collect|network|\bnccl\b|fabric|replicas?|capacity|profiler overhead|"
-                      r"mfu math|thermal|noise|bandwidth", re.I)
-_QUOTED = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*)\s*(ms|µs|us|s|%|GB/s|TB/s|GB|MB|MiB|GiB|×|x|tokens|MHz|FLOP)"
-                     r"(?![\w/])")
+_GUESSES = re.compile(
+    r"jitter|\bgc\b|garbage collect|network|\bnccl\b|fabric|replicas?|capacity|profiler overhead|"
+    r"mfu math|thermal|noise|bandwidth",
+    re.I,
+)
+_QUOTED = re.compile(
+    r"(?<![\w.])(\d+(?:[.,]\d+)*)\s*(ms|µs|us|s|%|GB/s|TB/s|GB|MB|MiB|GiB|×|x|tokens|MHz|FLOP)"
+    r"(?![\w/])"
+)
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 NUMBER_TOLERANCE = 0.10  # a quoted figure within 10% of one of this trace's own counts as right
 
@@ -158,7 +177,7 @@ def _title(signature_id: str) -> str:
 
 def _rejects(sentence: str, pattern: re.Pattern[str]) -> bool:
     """True when a negation sits right before (within ~40 characters of) the lookalike's name."""
-    return any(_NEGATION.search(sentence[max(0, m.start() - 40):m.start()]) for m in pattern.finditer(sentence))
+    return any(_NEGATION.search(sentence[max(0, m.start() - 40) : m.start()]) for m in pattern.finditer(sentence))
 
 
 def narration(scenario: Scenario, text: str) -> Narration:

@@ -56,9 +56,17 @@ class Answered:
 
 
 class InterviewService:
-    def __init__(self, db: Database, chats: MutableMapping[str, InterviewChat] | None = None, *,
-                 renders: RenderCache | None = None, theme: str = "light", seconds: int = ROUND_SECONDS,
-                 clock: Callable[[], datetime] = utcnow, rng: random.Random | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        chats: MutableMapping[str, InterviewChat] | None = None,
+        *,
+        renders: RenderCache | None = None,
+        theme: str = "light",
+        seconds: int = ROUND_SECONDS,
+        clock: Callable[[], datetime] = utcnow,
+        rng: random.Random | None = None,
+    ) -> None:
         self.db = db
         self.chats: MutableMapping[str, InterviewChat] = chats if chats is not None else {}
         self.renders = renders or RenderCache()
@@ -74,8 +82,15 @@ class InterviewService:
         except KeyError as exc:
             raise DrillError(f"no chat adapter for platform {platform!r}") from exc
 
-    async def start(self, channel: ChannelRef, user: UserRef, *, rounds: int = 3, group_id: int | None = None,
-                    seed: int | None = None) -> Started:
+    async def start(
+        self,
+        channel: ChannelRef,
+        user: UserRef,
+        *,
+        rounds: int = 3,
+        group_id: int | None = None,
+        seed: int | None = None,
+    ) -> Started:
         if not 1 <= rounds <= MAX_ROUNDS:
             raise DrillError(f"An interview has 1 to {MAX_ROUNDS} rounds.")
         seed = self.rng.randrange(SEED_RANGE) if seed is None else seed
@@ -84,29 +99,53 @@ class InterviewService:
         ref = await self._post_round(channel, user, sid, plan(rounds, seed)[0], rounds, now)
         return Started(sid, rounds, ref)
 
-    def _create(self, channel: ChannelRef, user: UserRef, rounds: int, seed: int, group_id: int | None,
-                now: datetime) -> int:
+    def _create(
+        self, channel: ChannelRef, user: UserRef, rounds: int, seed: int, group_id: int | None, now: datetime
+    ) -> int:
         with self.db.session() as s:
             ws = repo.workspace(s, channel.platform, channel.workspace, "", now)
             ch = repo.channel(s, ws, channel.channel, channel.name)
             u = repo.user(s, ws, user.user, user.name)
-            open_ = s.scalars(select(InterviewSession).where(
-                InterviewSession.workspace_id == ws.id, InterviewSession.user_id == u.id,
-                InterviewSession.finished_at.is_(None))).all()
+            open_ = s.scalars(
+                select(InterviewSession).where(
+                    InterviewSession.workspace_id == ws.id,
+                    InterviewSession.user_id == u.id,
+                    InterviewSession.finished_at.is_(None),
+                )
+            ).all()
             for old in open_:  # a new interview ends any unfinished one
                 old.finished_at = now
-            row = InterviewSession(workspace_id=ws.id, channel_id=ch.id, user_id=u.id, group_id=group_id,
-                                   rounds=rounds, seed=seed, current=1, started_at=now, round_started_at=now)
+            row = InterviewSession(
+                workspace_id=ws.id,
+                channel_id=ch.id,
+                user_id=u.id,
+                group_id=group_id,
+                rounds=rounds,
+                seed=seed,
+                current=1,
+                started_at=now,
+                round_started_at=now,
+            )
             s.add(row)
             s.flush()
             return row.id
 
-    async def _post_round(self, channel: ChannelRef, user: UserRef, sid: int, spec: RoundSpec, rounds: int,
-                          now: datetime) -> MessageRef:
+    async def _post_round(
+        self, channel: ChannelRef, user: UserRef, sid: int, spec: RoundSpec, rounds: int, now: datetime
+    ) -> MessageRef:
         scenario = await asyncio.to_thread(sc.scenario, spec.signature, spec.seed, spec.difficulty)
         png = await asyncio.to_thread(sc.drill_png, self.renders, scenario, self.theme)
-        post = RoundPost(sid, spec.number, rounds, spec.difficulty, user, scenario.context.title,
-                         tuple(scenario.context.lines()), png, now + timedelta(seconds=self.seconds))
+        post = RoundPost(
+            sid,
+            spec.number,
+            rounds,
+            spec.difficulty,
+            user,
+            scenario.context.title,
+            tuple(scenario.context.lines()),
+            png,
+            now + timedelta(seconds=self.seconds),
+        )
         return await self.chat_for(channel.platform).post_round(channel, post)
 
     async def answer(self, session_id: int, user: UserRef, text: str, ref: MessageRef | None = None) -> Answered:
@@ -136,10 +175,11 @@ class InterviewService:
                 try:
                     await self._post_round(channel, user, row.id, nxt, row.rounds, now)
                 except Exception as exc:  # the answer is stored; the round can be posted again
-                    log.warning("posting interview %s round %s failed: %s", row.id, nxt.number,
-                                type(exc).__name__)
-                    raise DrillError("Your answer is recorded, but the next round could not be posted — "
-                                     "`/trace interview resume` posts it again.") from exc
+                    log.warning("posting interview %s round %s failed: %s", row.id, nxt.number, type(exc).__name__)
+                    raise DrillError(
+                        "Your answer is recorded, but the next round could not be posted — "
+                        "`/trace interview resume` posts it again."
+                    ) from exc
             return Answered(result, finished, feedback)
 
     async def resume(self, user: UserRef) -> Started:
@@ -147,17 +187,22 @@ class InterviewService:
         now = self.clock()
         sid = await asyncio.to_thread(self._open_session, user, now)
         row, channel = await asyncio.to_thread(self._session, sid, user)
-        ref = await self._post_round(channel, user, sid, plan(row.rounds, row.seed)[row.current - 1], row.rounds,
-                                     now)
+        ref = await self._post_round(channel, user, sid, plan(row.rounds, row.seed)[row.current - 1], row.rounds, now)
         return Started(sid, row.rounds, ref)
 
     def _open_session(self, user: UserRef, now: datetime) -> int:
         with self.db.session() as s:
             ws = repo.find_workspace(s, user.platform, user.workspace)
             u = repo.find_user(s, ws, user.user) if ws else None
-            row = s.scalars(select(InterviewSession).where(
-                InterviewSession.user_id == u.id, InterviewSession.finished_at.is_(None))
-                .order_by(InterviewSession.id.desc())).first() if u else None
+            row = (
+                s.scalars(
+                    select(InterviewSession)
+                    .where(InterviewSession.user_id == u.id, InterviewSession.finished_at.is_(None))
+                    .order_by(InterviewSession.id.desc())
+                ).first()
+                if u
+                else None
+            )
             if row is None:
                 raise DrillError("You have no interview in progress — start one with `/trace interview`.")
             row.round_started_at = now
@@ -187,10 +232,21 @@ class InterviewService:
         with self.db.session() as s:
             try:
                 with s.begin_nested():
-                    s.add(InterviewRound(session_id=sid, number=r.spec.number, signature=r.spec.signature,
-                                         seed=r.spec.seed, difficulty=r.spec.difficulty, answer_text=r.answer,
-                                         score=r.grade.score, narration=r.narration.score, combined=r.combined,
-                                         seconds=r.seconds, submitted_at=now))
+                    s.add(
+                        InterviewRound(
+                            session_id=sid,
+                            number=r.spec.number,
+                            signature=r.spec.signature,
+                            seed=r.spec.seed,
+                            difficulty=r.spec.difficulty,
+                            answer_text=r.answer,
+                            score=r.grade.score,
+                            narration=r.narration.score,
+                            combined=r.combined,
+                            seconds=r.seconds,
+                            submitted_at=now,
+                        )
+                    )
             except IntegrityError:
                 return False
             row = s.get(InterviewSession, sid)
@@ -205,23 +261,33 @@ class InterviewService:
     def _results(self, sid: int, rounds: int, seed: int) -> list[RoundResult]:
         specs = plan(rounds, seed)
         with self.db.session() as s:
-            stored = s.scalars(select(InterviewRound).where(InterviewRound.session_id == sid)
-                               .order_by(InterviewRound.number)).all()
+            stored = s.scalars(
+                select(InterviewRound).where(InterviewRound.session_id == sid).order_by(InterviewRound.number)
+            ).all()
             answers = [(r.number, r.answer_text, r.seconds) for r in stored]
-        return [judge(specs[n - 1], sc.scenario(specs[n - 1].signature, specs[n - 1].seed,
-                                                specs[n - 1].difficulty), text, secs)
-                for n, text, secs in answers]
+        return [
+            judge(
+                specs[n - 1],
+                sc.scenario(specs[n - 1].signature, specs[n - 1].seed, specs[n - 1].difficulty),
+                text,
+                secs,
+            )
+            for n, text, secs in answers
+        ]
 
-    async def invite(self, channel: ChannelRef, *, rounds: int = 3, group: str = "",
-                     group_id: int | None = None) -> MessageRef:
+    async def invite(
+        self, channel: ChannelRef, *, rounds: int = 3, group: str = "", group_id: int | None = None
+    ) -> MessageRef:
         """A scheduled session: a message with a Start button; each person who presses it gets their own."""
         return await self.chat_for(channel.platform).post_invite(channel, InterviewInvite(rounds, group, group_id))
 
 
 def _round_text(r: RoundResult) -> str:
     clock = f"{int(r.seconds) // 60}:{int(r.seconds) % 60:02d}"
-    head = (f"Round {r.spec.number} — {r.title}: grade {r.grade.score:.0%}, narration {r.narration.score:.0%}, "
-            f"{clock}" + (" (over the 5-minute clock: half credit)" if r.over_time else ""))
+    head = (
+        f"Round {r.spec.number} — {r.title}: grade {r.grade.score:.0%}, narration {r.narration.score:.0%}, "
+        f"{clock}" + (" (over the 5-minute clock: half credit)" if r.over_time else "")
+    )
     return "\n".join([head, r.grade.feedback(), *[f"• {n}" for n in r.narration.notes]])
 
 

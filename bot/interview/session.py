@@ -74,8 +74,9 @@ class RoundResult:
 
 
 def judge(spec: RoundSpec, scenario: Scenario, answer: str, seconds: float) -> RoundResult:
-    return RoundResult(spec, signature(scenario.signature).title, grade(scenario, answer),
-                       narration(scenario, answer), seconds, answer)
+    return RoundResult(
+        spec, signature(scenario.signature).title, grade(scenario, answer), narration(scenario, answer), seconds, answer
+    )
 
 
 def summary_lines(results: list[RoundResult]) -> list[str]:
@@ -84,11 +85,14 @@ def summary_lines(results: list[RoundResult]) -> list[str]:
     lines = []
     for r in results:
         clock = f"{int(r.seconds) // 60}:{int(r.seconds) % 60:02d}" + (" over time" if r.over_time else "")
-        lines.append(f"Round {r.spec.number} ({r.spec.difficulty}) — {r.title}: grade {r.grade.score:.0%}, "
-                     f"narration {r.narration.score:.0%} (order {r.narration.order:.0%}, numbers "
-                     f"{r.narration.numbers:.0%}, twin {r.narration.twin:.0%}), {clock} → {r.combined:.0%}")
+        lines.append(
+            f"Round {r.spec.number} ({r.spec.difficulty}) — {r.title}: grade {r.grade.score:.0%}, "
+            f"narration {r.narration.score:.0%} (order {r.narration.order:.0%}, numbers "
+            f"{r.narration.numbers:.0%}, twin {r.narration.twin:.0%}), {clock} → {r.combined:.0%}"
+        )
     mean = sum(r.combined for r in results) / len(results)
     weakest = min(results, key=lambda r: r.combined)
-    lines.append(f"Overall {mean:.0%} over {len(results)} round(s). Work on: round {weakest.spec.number} "
-                 f"({weakest.title}).")
+    lines.append(
+        f"Overall {mean:.0%} over {len(results)} round(s). Work on: round {weakest.spec.number} ({weakest.title})."
+    )
     return lines

@@ -3,5 +3,13 @@
 from .answers import CheckResult, UnreadableAnswer, check, parse_answer
 from .questions import DEFAULT_TOLERANCE, KINDS, Question, question
 
-__all__ = ["DEFAULT_TOLERANCE", "KINDS", "CheckResult", "Question", "UnreadableAnswer", "check", "parse_answer",
-           "question"]
+__all__ = [
+    "DEFAULT_TOLERANCE",
+    "KINDS",
+    "CheckResult",
+    "Question",
+    "UnreadableAnswer",
+    "check",
+    "parse_answer",
+    "question",
+]

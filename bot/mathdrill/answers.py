@@ -18,8 +18,17 @@ _NUMBER = re.compile(
     re.DOTALL,
 )
 _MAGNITUDE = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
-_BYTES = {"b": 1.0, "byte": 1.0, "bytes": 1.0, "kb": 1e3, "kib": 1024.0, "mb": 1e6, "mib": 2.0**20,
-          "gb": 1e9, "gib": 2.0**30}
+_BYTES = {
+    "b": 1.0,
+    "byte": 1.0,
+    "bytes": 1.0,
+    "kb": 1e3,
+    "kib": 1024.0,
+    "mb": 1e6,
+    "mib": 2.0**20,
+    "gb": 1e9,
+    "gib": 2.0**30,
+}
 # Unit words understood for each answer unit, as multipliers into that unit.
 _UNITS: dict[str, dict[str, float]] = {
     "bytes": _BYTES,
@@ -108,8 +117,10 @@ def check(q: Question, text: str, tolerance: float | None = None) -> CheckResult
     ok = within(value, q.answer, tol)
     verdict = "Right" if ok else "Not quite"
     off = (value - q.answer) / q.answer if q.answer else 0.0
-    head = (f"{verdict}: you said {_fmt(value)} {q.unit}, the answer is {_fmt(q.answer)} {q.unit} "
-            f"({off:+.0%}; within ±{tol:.0%} counts).")
+    head = (
+        f"{verdict}: you said {_fmt(value)} {q.unit}, the answer is {_fmt(q.answer)} {q.unit} "
+        f"({off:+.0%}; within ±{tol:.0%} counts)."
+    )
     return CheckResult(ok, q.answer, f"{head} {q.explanation}", value)
 
 

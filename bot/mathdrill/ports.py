@@ -37,15 +37,21 @@ class MathRevealPost:
         """The reveal, plain: the answer, the worked arithmetic, and who got it (platforms add markup)."""
         q = self.question
         right = [s for s in self.scores if s.correct]
-        lines = [f"Math #{self.question_id} — the answer is {q.answer:,.4g} {q.unit} (±{q.tolerance:.0%} counts).",
-                 f"Formula: {q.formula}", f"Worked: {q.worked}"]
+        lines = [
+            f"Math #{self.question_id} — the answer is {q.answer:,.4g} {q.unit} (±{q.tolerance:.0%} counts).",
+            f"Formula: {q.formula}",
+            f"Worked: {q.worked}",
+        ]
         if q.context:
             lines.append(q.context)
         if right:
             lines.append("Right: " + ", ".join(f"{s.user} ({s.points} pts, {s.seconds:.0f} s)" for s in right))
         wrong = len(self.scores) - len(right)
-        lines.append(f"{len(self.scores)} answered, {len(right)} right, {wrong} not." if self.scores
-                     else "Nobody answered this one.")
+        lines.append(
+            f"{len(self.scores)} answered, {len(right)} right, {wrong} not."
+            if self.scores
+            else "Nobody answered this one."
+        )
         return "\n".join(lines)
 
 

@@ -35,8 +35,14 @@ class Question:
 
     def as_json(self) -> dict[str, Any]:
         """The shape `tracedrill math --json` prints (pinned by the issue)."""
-        return {"kind": self.kind, "question": self.question, "given": dict(self.given), "answer": self.answer,
-                "unit": self.unit, "tolerance": self.tolerance}
+        return {
+            "kind": self.kind,
+            "question": self.question,
+            "given": dict(self.given),
+            "answer": self.answer,
+            "unit": self.unit,
+            "tolerance": self.tolerance,
+        }
 
     @property
     def explanation(self) -> str:
@@ -97,13 +103,18 @@ def busbw(rng: random.Random, seed: int) -> Question:
     hw, n, b, t = _collective(rng, "busbw")
     answer = 2 * (n - 1) / n * b / t / 1e9
     return Question(
-        "busbw", seed,
+        "busbw",
+        seed,
         f"{n}×{hw.name} ({hw.link}): an all-reduce of {_size(b)} across {n} ranks takes {say(t * 1e3)} ms. "
         "What bus bandwidth does it reach, in GB/s?",
-        {"bytes": b, "ranks": n, "seconds": t}, sig(answer, 4), "GB/s",
+        {"bytes": b, "ranks": n, "seconds": t},
+        sig(answer, 4),
+        "GB/s",
         "busbw = 2(n−1)/n · bytes / seconds / 1e9",
         f"2·{n - 1}/{n} · {say(b)} B / {say(t)} s = {say(2 * (n - 1) / n * b)} B / {say(t)} s ≈ {answer:,.0f} GB/s",
-        f"That is {answer / hw.link_gbps:.0%} of the {hw.link_gbps:.0f} GB/s {hw.link} link.", hw.name)
+        f"That is {answer / hw.link_gbps:.0%} of the {hw.link_gbps:.0f} GB/s {hw.link} link.",
+        hw.name,
+    )
 
 
 def _gather_or_scatter(kind: str, label: str) -> Callable[[random.Random, int], Question]:
@@ -111,13 +122,19 @@ def _gather_or_scatter(kind: str, label: str) -> Callable[[random.Random, int], 
         hw, n, b, t = _collective(rng, kind)
         answer = (n - 1) / n * b / t / 1e9
         return Question(
-            kind, seed,
+            kind,
+            seed,
             f"{n}×{hw.name} ({hw.link}): a{'n' if label[0] in 'aeiou' else ''} {label} of {_size(b)} in total "
             f"across {n} ranks takes {say(t * 1e3)} ms. What bus bandwidth does it reach, in GB/s?",
-            {"bytes": b, "ranks": n, "seconds": t}, sig(answer, 4), "GB/s",
+            {"bytes": b, "ranks": n, "seconds": t},
+            sig(answer, 4),
+            "GB/s",
             f"{label} busbw = (n−1)/n · bytes / seconds / 1e9 (each rank moves all but its own 1/n; no factor 2)",
             f"{n - 1}/{n} · {say(b)} B / {say(t)} s ≈ {answer:,.0f} GB/s",
-            f"That is {answer / hw.link_gbps:.0%} of the {hw.link_gbps:.0f} GB/s {hw.link} link.", hw.name)
+            f"That is {answer / hw.link_gbps:.0%} of the {hw.link_gbps:.0f} GB/s {hw.link} link.",
+            hw.name,
+        )
+
     return make
 
 
@@ -126,13 +143,17 @@ def bubble(rng: random.Random, seed: int) -> Question:
     m = rng.choice([x for x in (1, 2, 4, 8, 16, 32, 64) if p <= x * 2 <= 16 * p] or [p])
     answer = 100 * (p - 1) / (m + p - 1)
     return Question(
-        "bubble", seed,
+        "bubble",
+        seed,
         f"A 1F1B pipeline has {p} stages and {m} microbatches per step. What fraction of each stage's time is "
         "bubble, in %?",
-        {"stages": p, "microbatches": m}, sig(answer, 4), "%",
+        {"stages": p, "microbatches": m},
+        sig(answer, 4),
+        "%",
         "bubble % = 100 · (p−1)/(m+p−1)",
         f"100 · {p - 1}/({m}+{p - 1}) = 100 · {p - 1}/{m + p - 1} ≈ {answer:.1f}%",
-        f"Doubling the microbatches to {2 * m} would make it {100 * (p - 1) / (2 * m + p - 1):.1f}%.")
+        f"Doubling the microbatches to {2 * m} would make it {100 * (p - 1) / (2 * m + p - 1):.1f}%.",
+    )
 
 
 def ridge(rng: random.Random, seed: int) -> Question:
@@ -140,14 +161,19 @@ def ridge(rng: random.Random, seed: int) -> Question:
     peak, bw = hw.bf16_tflops, hw.hbm_gbps / 1000
     answer = peak / bw
     return Question(
-        "ridge", seed,
+        "ridge",
+        seed,
         f"{hw.name}: {say(peak)} dense BF16 TFLOP/s and {say(bw)} TB/s of {hw.memory_type} memory. "
         "Where is the roofline ridge point, "
         "in FLOP/byte?",
-        {"peak_tflops": peak, "bandwidth_tbps": bw}, sig(answer, 4), "FLOP/byte",
+        {"peak_tflops": peak, "bandwidth_tbps": bw},
+        sig(answer, 4),
+        "FLOP/byte",
         "ridge = peak_tflops / bandwidth_tbps (TFLOP/s over TB/s: the 1e12s cancel)",
         f"{say(peak)} / {say(bw)} ≈ {answer:.0f} FLOP/byte",
-        "A kernel below that intensity is memory-bound on this GPU, above it compute-bound.", hw.name)
+        "A kernel below that intensity is memory-bound on this GPU, above it compute-bound.",
+        hw.name,
+    )
 
 
 def mfu(rng: random.Random, seed: int) -> Question:
@@ -159,17 +185,26 @@ def mfu(rng: random.Random, seed: int) -> Question:
     step = sig(6 * params * tokens / (target * gpus * hw.bf16_tflops * 1e12))
     answer = 100 * 6 * params * tokens / (step * gpus * hw.bf16_tflops * 1e12)
     return Question(
-        "mfu", seed,
+        "mfu",
+        seed,
         f"Training a {say(params / 1e9)}B dense model on {gpus}×{hw.name} ({say(hw.bf16_tflops)} TFLOP/s BF16 "
         f"peak each): {say(tokens)} tokens per step, {say(step)} s per step. What is the MFU, in %?",
-        {"params": params, "tokens_per_step": tokens, "step_seconds": step, "gpus": gpus,
-         "peak_tflops": hw.bf16_tflops},
-        sig(answer, 4), "%",
+        {
+            "params": params,
+            "tokens_per_step": tokens,
+            "step_seconds": step,
+            "gpus": gpus,
+            "peak_tflops": hw.bf16_tflops,
+        },
+        sig(answer, 4),
+        "%",
         "MFU % = 100 · 6·N·T / (t · g · peak)",
         f"6 · {say(params)} · {say(tokens)} = {say(6 * params * tokens)} FLOP per step; "
         f"{say(step)} s · {gpus} · {say(hw.bf16_tflops)}e12 = {say(step * gpus * hw.bf16_tflops * 1e12)} FLOP "
         f"available; ratio ≈ {answer:.1f}%",
-        "Well-tuned dense training lands around 40–55%.", hw.name)
+        "Well-tuned dense training lands around 40–55%.",
+        hw.name,
+    )
 
 
 def intensity(rng: random.Random, seed: int) -> Question:
@@ -184,14 +219,19 @@ def intensity(rng: random.Random, seed: int) -> Question:
     hw = _hw(rng, ALL_GPUS)
     side = "below" if answer < hw.ridge_flop_per_byte else "above"
     return Question(
-        "intensity", seed,
+        "intensity",
+        seed,
         f"A {dtype} GEMM multiplies ({m}×{k}) by ({k}×{n}), {_bytes(b)} per element. What is its arithmetic "
         "intensity, in FLOP/byte (each matrix read or written once)?",
-        {"m": m, "n": n, "k": k, "bytes_per_element": b}, sig(answer, 4), "FLOP/byte",
+        {"m": m, "n": n, "k": k, "bytes_per_element": b},
+        sig(answer, 4),
+        "FLOP/byte",
         "intensity = 2mnk / (b(mk+kn+mn))",
         f"2·{m}·{n}·{k} = {say(flops)} FLOP over {b}·({say(m * k)}+{say(k * n)}+{say(m * n)}) = {say(moved)} B "
         f"≈ {answer:,.1f} FLOP/byte",
-        f"That is {side} the {hw.name} ridge of {hw.ridge_flop_per_byte:.0f} FLOP/byte.", hw.name)
+        f"That is {side} the {hw.name} ridge of {hw.ridge_flop_per_byte:.0f} FLOP/byte.",
+        hw.name,
+    )
 
 
 # Published attention shapes: (name, layers, kv heads, head dim, parameters).
@@ -212,13 +252,17 @@ def kv_cache(rng: random.Random, seed: int) -> Question:
     dtype = {1: "FP8", 2: "BF16"}[b]
     context = 8192
     return Question(
-        "kv_cache", seed,
+        "kv_cache",
+        seed,
         f"{name}: {layers} layers, {heads} KV heads of dimension {dim}, a {dtype} KV cache ({_bytes(b)} per "
         "element). How many bytes of KV cache does one token take?",
-        {"layers": layers, "kv_heads": heads, "head_dim": dim, "bytes_per_element": b}, float(answer), "bytes",
+        {"layers": layers, "kv_heads": heads, "head_dim": dim, "bytes_per_element": b},
+        float(answer),
+        "bytes",
         "KV bytes/token = 2 (K and V) · layers · kv_heads · head_dim · bytes_per_element",
         f"2 · {layers} · {heads} · {dim} · {b} = {answer:,} bytes ({answer / 1024:.0f} KiB)",
-        f"An {context:,}-token sequence then holds {answer * context / 1e9:.2f} GB of KV cache.")
+        f"An {context:,}-token sequence then holds {answer * context / 1e9:.2f} GB of KV cache.",
+    )
 
 
 def itl_floor(rng: random.Random, seed: int) -> Question:
@@ -230,14 +274,19 @@ def itl_floor(rng: random.Random, seed: int) -> Question:
     bw = hw.hbm_gbps / 1000
     answer = params * b / (tp * bw * 1e12) * 1e3
     return Question(
-        "itl_floor", seed,
+        "itl_floor",
+        seed,
         f"Decoding {name} with {b}-byte weights on {tp}×{hw.name} ({say(bw)} TB/s {hw.memory_type} each, "
         f"tensor parallel over {tp}): every token reads all the weights once. "
         "What is the floor on inter-token latency, in ms?",
-        {"params": params, "bytes_per_param": b, "gpus": tp, "bandwidth_tbps": bw}, sig(answer, 4), "ms",
+        {"params": params, "bytes_per_param": b, "gpus": tp, "bandwidth_tbps": bw},
+        sig(answer, 4),
+        "ms",
         "ITL floor ms = params · bytes_per_param / (gpus · bandwidth_tbps · 1e12) · 1e3",
         f"{say(params)} · {b} = {say(params * b)} B over {tp} · {say(bw)}e12 B/s ≈ {answer:.2f} ms",
-        "Batching more streams spreads that weight read over more tokens; the per-token floor stays.", hw.name)
+        "Batching more streams spreads that weight read over more tokens; the per-token floor stays.",
+        hw.name,
+    )
 
 
 GENERATORS: dict[str, Callable[[random.Random, int], Question]] = {

@@ -59,9 +59,15 @@ class MathOutcome:
 
 
 class MathService:
-    def __init__(self, db: Database, chats: MutableMapping[str, MathChat] | None = None, *,
-                 seconds: int = ANSWER_SECONDS, clock: Callable[[], datetime] = utcnow,
-                 rng: random.Random | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        chats: MutableMapping[str, MathChat] | None = None,
+        *,
+        seconds: int = ANSWER_SECONDS,
+        clock: Callable[[], datetime] = utcnow,
+        rng: random.Random | None = None,
+    ) -> None:
         self.db = db
         self.chats: MutableMapping[str, MathChat] = chats if chats is not None else {}
         self.seconds = seconds
@@ -76,8 +82,15 @@ class MathService:
             raise DrillError(f"no chat adapter for platform {platform!r}") from exc
 
     # -- start ----------------------------------------------------------------------------------------
-    async def start(self, channel: ChannelRef, *, kind: str | None = None, seed: int | None = None,
-                    scheduled: bool = False, group_id: int | None = None) -> MathStarted:
+    async def start(
+        self,
+        channel: ChannelRef,
+        *,
+        kind: str | None = None,
+        seed: int | None = None,
+        scheduled: bool = False,
+        group_id: int | None = None,
+    ) -> MathStarted:
         if kind is not None and kind not in KINDS:
             raise DrillError(f"Unknown math kind {kind!r}. Try one of: {', '.join(KINDS)}")
         seed = self.rng.randrange(SEED_RANGE) if seed is None else seed
@@ -97,13 +110,22 @@ class MathService:
             await hook(started)
         return started
 
-    def _create(self, channel: ChannelRef, q: Question, now: datetime, deadline: datetime, scheduled: bool,
-                group_id: int | None) -> int:
+    def _create(
+        self, channel: ChannelRef, q: Question, now: datetime, deadline: datetime, scheduled: bool, group_id: int | None
+    ) -> int:
         with self.db.session() as s:
             ws = repo.workspace(s, channel.platform, channel.workspace, "", now)
             ch = repo.channel(s, ws, channel.channel, channel.name)
-            row = MathQuestion(workspace_id=ws.id, channel_id=ch.id, group_id=group_id, kind=q.kind, seed=q.seed,
-                               scheduled=scheduled, posted_at=now, deadline_at=deadline)
+            row = MathQuestion(
+                workspace_id=ws.id,
+                channel_id=ch.id,
+                group_id=group_id,
+                kind=q.kind,
+                seed=q.seed,
+                scheduled=scheduled,
+                posted_at=now,
+                deadline_at=deadline,
+            )
             s.add(row)
             s.flush()
             return row.id
@@ -135,16 +157,22 @@ class MathService:
         late = now > row.deadline_at or row.revealed_at is not None
         limit = max(1.0, (row.deadline_at - row.posted_at).total_seconds())
         pts = math_points(result.correct, seconds, limit, late)
-        stored = await asyncio.to_thread(self._store, row.id, user, text, result.value, result.correct, pts,
-                                         seconds, late, now)
+        stored = await asyncio.to_thread(
+            self._store, row.id, user, text, result.value, result.correct, pts, seconds, late, now
+        )
         if not stored:
-            return MathOutcome("duplicate", False, 0, f"You already answered math #{question_id}; the first "
-                                                      "answer counts.")
+            return MathOutcome(
+                "duplicate", False, 0, f"You already answered math #{question_id}; the first answer counts."
+            )
         if late:
             verdict = "right" if result.correct else "not right"
             return MathOutcome("late", result.correct, 0, f"Too late to score, but {verdict}: {result.explanation}")
-        return MathOutcome("scored", result.correct, pts, f"Recorded for math #{question_id} ({seconds:.0f} s). "
-                                                          "The answer comes with the reveal.")
+        return MathOutcome(
+            "scored",
+            result.correct,
+            pts,
+            f"Recorded for math #{question_id} ({seconds:.0f} s). The answer comes with the reveal.",
+        )
 
     async def question_for(self, user: UserRef, question_id: int) -> Question:
         """The question behind an id, only within the person's own workspace."""
@@ -154,15 +182,30 @@ class MathService:
     def _question(self, user: UserRef, question_id: int) -> MathQuestion:
         with self.db.session() as s:
             ws = repo.find_workspace(s, user.platform, user.workspace)
-            row = s.scalars(select(MathQuestion).where(MathQuestion.id == question_id,
-                                                       MathQuestion.workspace_id == ws.id)).first() if ws else None
+            row = (
+                s.scalars(
+                    select(MathQuestion).where(MathQuestion.id == question_id, MathQuestion.workspace_id == ws.id)
+                ).first()
+                if ws
+                else None
+            )
             if row is None:
                 raise DrillError(f"No math question #{question_id} here.")
             s.expunge(row)
             return row
 
-    def _store(self, qid: int, user: UserRef, text: str, value: float | None, correct: bool, pts: int,
-               seconds: float, late: bool, now: datetime) -> bool:
+    def _store(
+        self,
+        qid: int,
+        user: UserRef,
+        text: str,
+        value: float | None,
+        correct: bool,
+        pts: int,
+        seconds: float,
+        late: bool,
+        now: datetime,
+    ) -> bool:
         with self.db.session() as s:
             row = s.get(MathQuestion, qid)
             ws = s.get(Workspace, row.workspace_id) if row else None
@@ -171,9 +214,22 @@ class MathService:
             u = repo.user(s, ws, user.user, user.name)
             try:
                 with s.begin_nested():  # the unique (question, user) makes a double answer impossible
-                    s.add(MathAnswer(question_id=qid, user_id=u.id, workspace_id=ws.id, channel_id=row.channel_id,
-                                     group_id=row.group_id, answer_text=text, value=value, correct=correct,
-                                     points=pts, seconds=seconds, late=late, submitted_at=now))
+                    s.add(
+                        MathAnswer(
+                            question_id=qid,
+                            user_id=u.id,
+                            workspace_id=ws.id,
+                            channel_id=row.channel_id,
+                            group_id=row.group_id,
+                            answer_text=text,
+                            value=value,
+                            correct=correct,
+                            points=pts,
+                            seconds=seconds,
+                            late=late,
+                            submitted_at=now,
+                        )
+                    )
             except IntegrityError:
                 return False
             return True
@@ -189,40 +245,47 @@ class MathService:
         q = question(row.kind, row.seed)
         try:
             chat = self.chat_for(channel.platform)
-            ref = await chat.post_math_reveal(MessageRef(channel, row.message_ref or ""),
-                                              MathRevealPost(question_id, q, tuple(scores)))
+            ref = await chat.post_math_reveal(
+                MessageRef(channel, row.message_ref or ""), MathRevealPost(question_id, q, tuple(scores))
+            )
         except Exception:
             await asyncio.to_thread(self._release, question_id)
             raise
         await asyncio.to_thread(self._set_ref, question_id, "reveal_ref", ref.message)
         return True
 
-    def _claim(self, qid: int, now: datetime, force: bool
-               ) -> tuple[MathQuestion, ChannelRef, list[MathScore]] | None:
+    def _claim(self, qid: int, now: datetime, force: bool) -> tuple[MathQuestion, ChannelRef, list[MathScore]] | None:
         with self.db.session() as s:
             stmt = update(MathQuestion).where(MathQuestion.id == qid, MathQuestion.revealed_at.is_(None))
             if not force:
                 stmt = stmt.where(MathQuestion.deadline_at <= now)
-            if s.execute(stmt.values(revealed_at=now).execution_options(synchronize_session=False)
-                         ).rowcount != 1:  # type: ignore[attr-defined]
+            if s.execute(stmt.values(revealed_at=now).execution_options(synchronize_session=False)).rowcount != 1:  # type: ignore[attr-defined]
                 return None
             row = s.get(MathQuestion, qid)
             assert row is not None
             ws, ch = s.get(Workspace, row.workspace_id), s.get(Channel, row.channel_id)
             assert ws is not None
             assert ch is not None
-            answers = s.execute(select(MathAnswer, User).join(User, User.id == MathAnswer.user_id)
-                                .where(MathAnswer.question_id == qid, MathAnswer.late.is_(False))
-                                .order_by(MathAnswer.points.desc(), MathAnswer.submitted_at)).all()
-            scores = [MathScore(u.display_name or u.external_id, a.value, a.correct, a.points, a.seconds)
-                      for a, u in answers]
+            answers = s.execute(
+                select(MathAnswer, User)
+                .join(User, User.id == MathAnswer.user_id)
+                .where(MathAnswer.question_id == qid, MathAnswer.late.is_(False))
+                .order_by(MathAnswer.points.desc(), MathAnswer.submitted_at)
+            ).all()
+            scores = [
+                MathScore(u.display_name or u.external_id, a.value, a.correct, a.points, a.seconds) for a, u in answers
+            ]
             s.expunge(row)
             return row, ChannelRef(ws.platform, ws.external_id, ch.external_id, ch.name), scores
 
     def _release(self, qid: int) -> None:
         with self.db.session() as s:
-            s.execute(update(MathQuestion).where(MathQuestion.id == qid).values(revealed_at=None)
-                      .execution_options(synchronize_session=False))
+            s.execute(
+                update(MathQuestion)
+                .where(MathQuestion.id == qid)
+                .values(revealed_at=None)
+                .execution_options(synchronize_session=False)
+            )
 
     async def reveal_due(self) -> list[int]:
         due = await asyncio.to_thread(self._overdue, self.clock())
@@ -237,13 +300,17 @@ class MathService:
 
     def _overdue(self, now: datetime) -> list[int]:
         with self.db.session() as s:
-            return list(s.scalars(select(MathQuestion.id).where(MathQuestion.revealed_at.is_(None),
-                                                                MathQuestion.deadline_at <= now)))
+            return list(
+                s.scalars(
+                    select(MathQuestion.id).where(MathQuestion.revealed_at.is_(None), MathQuestion.deadline_at <= now)
+                )
+            )
 
     def pending(self) -> list[tuple[int, datetime]]:
         with self.db.session() as s:
-            rows = s.execute(select(MathQuestion.id, MathQuestion.deadline_at)
-                             .where(MathQuestion.revealed_at.is_(None))).all()
+            rows = s.execute(
+                select(MathQuestion.id, MathQuestion.deadline_at).where(MathQuestion.revealed_at.is_(None))
+            ).all()
             return [(int(i), d) for i, d in rows]
 
     # -- the board ------------------------------------------------------------------------------------
@@ -262,14 +329,23 @@ class MathService:
             start, end = period_bounds(period, self.clock(), ch.timezone)
             total = func.sum(MathAnswer.points).label("total")
             right = func.sum(func.cast(MathAnswer.correct, type_=MathAnswer.points.type)).label("right")
-            rows = s.execute(select(User.display_name, User.external_id, total, func.count(), right)
-                             .join(User, User.id == MathAnswer.user_id)
-                             .where(MathAnswer.channel_id == ch.id, MathAnswer.late.is_(False),
-                                    MathAnswer.submitted_at >= start, MathAnswer.submitted_at < end)
-                             .group_by(User.id, User.display_name, User.external_id)
-                             .order_by(total.desc(), User.id).limit(10)).all()
+            rows = s.execute(
+                select(User.display_name, User.external_id, total, func.count(), right)
+                .join(User, User.id == MathAnswer.user_id)
+                .where(
+                    MathAnswer.channel_id == ch.id,
+                    MathAnswer.late.is_(False),
+                    MathAnswer.submitted_at >= start,
+                    MathAnswer.submitted_at < end,
+                )
+                .group_by(User.id, User.display_name, User.external_id)
+                .order_by(total.desc(), User.id)
+                .limit(10)
+            ).all()
             if not rows:
                 return f"{title}\nNo math answers here yet."
-            lines = [f"{i}. {name or ext} — {int(pts)} pts ({int(ok)}/{n} right)"
-                     for i, (name, ext, pts, n, ok) in enumerate(rows, start=1)]
+            lines = [
+                f"{i}. {name or ext} — {int(pts)} pts ({int(ok)}/{n} right)"
+                for i, (name, ext, pts, n, ok) in enumerate(rows, start=1)
+            ]
             return "\n".join([title, *lines])

@@ -15,8 +15,9 @@ target_metadata = Base.metadata
 
 
 def run_migrations_offline() -> None:
-    url = normalize_url(config.get_main_option("sqlalchemy.url") or os.environ.get("DATABASE_URL")
-                        or default_database_url())
+    url = normalize_url(
+        config.get_main_option("sqlalchemy.url") or os.environ.get("DATABASE_URL") or default_database_url()
+    )
     context.configure(url=url, target_metadata=target_metadata, literal_binds=True, render_as_batch=True)
     with context.begin_transaction():
         context.run_migrations()
@@ -29,8 +30,9 @@ def run_migrations_online() -> None:
         with context.begin_transaction():
             context.run_migrations()
         return
-    url = normalize_url(config.get_main_option("sqlalchemy.url") or os.environ.get("DATABASE_URL")
-                        or default_database_url())
+    url = normalize_url(
+        config.get_main_option("sqlalchemy.url") or os.environ.get("DATABASE_URL") or default_database_url()
+    )
     engine = engine_from_config({"sqlalchemy.url": url}, prefix="sqlalchemy.", poolclass=pool.NullPool)
     with engine.connect() as conn:
         context.configure(connection=conn, target_metadata=target_metadata, render_as_batch=True)

@@ -10,11 +10,14 @@ from ..interview.session import MAX_ROUNDS
 from ..mathdrill.questions import KINDS
 
 PREP_WORDS = ("math", "interview")
-USAGE = ("*Interview prep:* `/trace math` (a 30-second question) · `/trace math <kind>` (" + ", ".join(KINDS)
-         + ") · `/trace math leaderboard [week|month|all]` · `/trace math schedule <days> <HH:MM> [timezone]` · "
-         "`/trace math schedule off` · `/trace interview [rounds]` (a mock interview, 5 minutes a round) · "
-         "`/trace interview resume` · `/trace interview schedule [group <name>] <days> <HH:MM> [timezone]` · "
-         "`/trace interview schedule off`")
+USAGE = (
+    "*Interview prep:* `/trace math` (a 30-second question) · `/trace math <kind>` ("
+    + ", ".join(KINDS)
+    + ") · `/trace math leaderboard [week|month|all]` · `/trace math schedule <days> <HH:MM> [timezone]` · "
+    "`/trace math schedule off` · `/trace interview [rounds]` (a mock interview, 5 minutes a round) · "
+    "`/trace interview resume` · `/trace interview schedule [group <name>] <days> <HH:MM> [timezone]` · "
+    "`/trace interview schedule off`"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +77,15 @@ def _schedule(target: str, rest: list[str]) -> PrepCommand:
     cmd = parse_drill_command(" ".join(["schedule", *rest]))  # the same days/time/timezone grammar as drills
     if cmd.name != "schedule":
         return PrepCommand("usage", error=cmd.error or "Schedule like `weekdays 09:30 Europe/Berlin`.")
-    return PrepCommand("schedule", target=target, group=group, weekdays=cmd.weekdays, hour=cmd.hour,
-                       minute=cmd.minute, timezone=cmd.timezone)
+    return PrepCommand(
+        "schedule",
+        target=target,
+        group=group,
+        weekdays=cmd.weekdays,
+        hour=cmd.hour,
+        minute=cmd.minute,
+        timezone=cmd.timezone,
+    )
 
 
 def _clip(word: str) -> str:

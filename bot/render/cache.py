@@ -35,8 +35,13 @@ class RenderCache:
         self._key_locks: dict[RenderKey, threading.Lock] = {}
         self.renders = 0  # how many pictures were actually drawn (for tests and the fan-out benchmark)
 
-    def png(self, scenario: Scenario, theme: str = "light", kind: str = "drill",
-            draw: Callable[[Scenario, str, bool], bytes] | None = None) -> bytes:
+    def png(
+        self,
+        scenario: Scenario,
+        theme: str = "light",
+        kind: str = "drill",
+        draw: Callable[[Scenario, str, bool], bytes] | None = None,
+    ) -> bytes:
         if kind not in KINDS:
             raise ValueError(f"unknown picture kind {kind!r}")
         key = RenderKey(scenario.signature, scenario.seed, scenario.difficulty, theme, kind)

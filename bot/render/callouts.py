@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 from matplotlib.transforms import IdentityTransform
@@ -36,11 +37,20 @@ class Callout:
     label: str
 
 
-def annotate(ax, rows: list[Row], drawn: Drawn, window: tuple[float, float],  # type: ignore[no-untyped-def]
-             annotations: list[Annotation], th: Theme, taken: list[Callout], room_right: float) -> list[Callout]:
+def annotate(
+    ax: Axes,
+    rows: list[Row],
+    drawn: Drawn,
+    window: tuple[float, float],
+    annotations: list[Annotation],
+    th: Theme,
+    taken: list[Callout],
+    room_right: float,
+) -> list[Callout]:
     """Highlight each annotation's evidence and put its callout where it covers least, anywhere from the axes'
     left edge to `room_right` (figure px) at the axes' height."""
-    fig: Figure = ax.figure
+    fig = ax.get_figure(root=True)
+    assert fig is not None
     lo, hi = window
     pos = ax.get_position()
     W, H = int(fig.bbox.width), int(fig.bbox.height)
@@ -71,9 +81,19 @@ def annotate(ax, rows: list[Row], drawn: Drawn, window: tuple[float, float],  # 
     for ev, a in evidence:
         ex0, ey0, ex1, ey1 = ev
         wide = ex1 - ex0 > 0.4 * (right - left)  # a wide span keeps its bars readable under a fainter fill
-        fig.add_artist(Rectangle((ex0, ey0), ex1 - ex0, ey1 - ey0, transform=IdentityTransform(),
-                                 facecolor=th.highlight, alpha=0.08 if wide else 0.25, edgecolor=th.highlight,
-                                 linewidth=2.0, zorder=5))
+        fig.add_artist(
+            Rectangle(
+                (ex0, ey0),
+                ex1 - ex0,
+                ey1 - ey0,
+                transform=IdentityTransform(),
+                facecolor=th.highlight,
+                alpha=0.08 if wide else 0.25,
+                edgecolor=th.highlight,
+                linewidth=2.0,
+                zorder=5,
+            )
+        )
         lines = _wrap(a.label)
         sizes = [measure(line, FONT, bold=True) for line in lines]
         bw = max(w for w, _ in sizes) + 2 * PAD
@@ -83,13 +103,33 @@ def annotate(ax, rows: list[Row], drawn: Drawn, window: tuple[float, float],  # 
         call = Callout((bx0, by0, bx0 + bw, by0 + bh), ev, a.label)
         _block(cost, call.box, _COST_BLOCK)
         out.append(call)
-        fig.add_artist(FancyBboxPatch((bx0, by0), bw, bh, boxstyle="round,pad=0,rounding_size=5",
-                                      transform=IdentityTransform(), facecolor=th.callout_bg,
-                                      edgecolor=th.highlight, linewidth=1.6, zorder=7))
+        fig.add_artist(
+            FancyBboxPatch(
+                (bx0, by0),
+                bw,
+                bh,
+                boxstyle="round,pad=0,rounding_size=5",
+                transform=IdentityTransform(),
+                facecolor=th.callout_bg,
+                edgecolor=th.highlight,
+                linewidth=1.6,
+                zorder=7,
+            )
+        )
         target = ((ex0 + ex1) / 2, ey1 if by0 >= ey1 else ey0)
         source = (min(max(target[0], bx0 + 8), bx0 + bw - 8), by0 if by0 >= ey1 else by0 + bh)
-        fig.add_artist(FancyArrowPatch(source, target, transform=IdentityTransform(), arrowstyle="-|>",
-                                       mutation_scale=12, color=th.highlight, linewidth=1.6, zorder=6))
+        fig.add_artist(
+            FancyArrowPatch(
+                source,
+                target,
+                transform=IdentityTransform(),
+                arrowstyle="-|>",
+                mutation_scale=12,
+                color=th.highlight,
+                linewidth=1.6,
+                zorder=6,
+            )
+        )
         _drop_covered(fig, call.box)
         y = by0 + bh - PAD
         for line, (_, h) in zip(lines, sizes, strict=True):
@@ -108,8 +148,9 @@ def _wrap(label: str, max_px: float = 330.0) -> list[str]:
     return [label[:cut], label[cut + 1 :]]
 
 
-def _cost_image(W: int, H: int, drawn: Drawn, fig: Figure, evidence: list[tuple[float, float, float, float]],
-                taken: list[Callout]) -> np.ndarray:
+def _cost_image(
+    W: int, H: int, drawn: Drawn, fig: Figure, evidence: list[tuple[float, float, float, float]], taken: list[Callout]
+) -> np.ndarray:
     """Per-pixel cost (rows bottom-up, like figure px)."""
     cost = np.zeros((H // CELL + 1, W // CELL + 1), dtype=np.float32)
     for boxes in drawn.bars_px:
@@ -133,8 +174,9 @@ def _block(cost: np.ndarray, box: tuple[float, float, float, float], value: floa
         np.maximum(region, value, out=region)
 
 
-def _best_spot(cost: np.ndarray, area: tuple[float, float, float, float], bw: float, bh: float,
-               toward: tuple[float, float]) -> tuple[float, float]:
+def _best_spot(
+    cost: np.ndarray, area: tuple[float, float, float, float], bw: float, bh: float, toward: tuple[float, float]
+) -> tuple[float, float]:
     """Lower-left corner of the cheapest bw × bh box inside `area`."""
     left, bottom, right, top = (v / CELL for v in area)
     bw_i, bh_i = int(np.ceil(bw / CELL)), int(np.ceil(bh / CELL))

@@ -37,8 +37,10 @@ def top_kernels(s: Scenario, lay: Layout, n: int = TOP) -> list[KernelLine]:
         entry[2] += k.dur
         grand += t
     ranked = sorted(totals.items(), key=lambda kv: -kv[1][0])[:n]
-    return [KernelLine(name, int(count), t / 1000 / lay.steps_in_window, 100 * t / grand if grand else 0.0,
-                       full / count) for name, (t, count, full) in ranked]
+    return [
+        KernelLine(name, int(count), t / 1000 / lay.steps_in_window, 100 * t / grand if grand else 0.0, full / count)
+        for name, (t, count, full) in ranked
+    ]
 
 
 def _clip(name: str, chars: int) -> str:
@@ -53,6 +55,8 @@ def table_lines(lines: list[KernelLine], width: int = 80) -> list[str]:
     """Monospace rows no wider than `width` (≥ 50): name, count, ms/step, % of GPU time, mean."""
     n = max(12, min(NAME_CHARS, width - 34))
     out = [f"{'kernel':<{n}} {'count':>6} {'ms/step':>8} {'GPU %':>6} {'mean':>9}"]
-    out += [f"{_clip(k.name, n):<{n}} {k.count:>6,} {k.ms_per_step:>8.2f} {k.share_pct:>5.1f}% {fmt_us(k.mean_us):>9}"
-            for k in lines]
+    out += [
+        f"{_clip(k.name, n):<{n}} {k.count:>6,} {k.ms_per_step:>8.2f} {k.share_pct:>5.1f}% {fmt_us(k.mean_us):>9}"
+        for k in lines
+    ]
     return out

@@ -35,8 +35,9 @@ def _wire(e: Event, world: int) -> float:
     return float((e.args or {})["bytes"]) * wire_factor(e.name, world)
 
 
-def interconnect_row(s: Scenario, rank: Rank, lo: float, hi: float
-                     ) -> tuple[list[float], list[float], str, float] | None:
+def interconnect_row(
+    s: Scenario, rank: Rank, lo: float, hi: float
+) -> tuple[list[float], list[float], str, float] | None:
     """(bin start times µs, GB/s per bin, row label, full-scale GB/s), or None when no collective says its size."""
     link = s.hardware.link_gbps
     world = s.trace.world_size

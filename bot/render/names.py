@@ -48,9 +48,9 @@ def table_name(name: str, chars: int = 30) -> str:
         out = " ".join(["nccl", parts[0], "_".join(parts[algo:])]).strip()
     else:
         out = short_name(name).rstrip("…")
-        if "<" in plain and (f := _FUNCTOR.search(plain[plain.index("<"):])):
+        if "<" in plain and (f := _FUNCTOR.search(plain[plain.index("<") :])):
             out = f"{out.removesuffix('_kernel')} ({next(g for g in f.groups() if g)})"
     if len(out) <= chars:
         return out
     head = (chars - 1) * 2 // 3
-    return out[:head] + "…" + out[len(out) - (chars - 1 - head):]
+    return out[:head] + "…" + out[len(out) - (chars - 1 - head) :]

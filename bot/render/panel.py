@@ -16,16 +16,21 @@ ROW_PX = 15
 FONT = 8
 
 
-def kernel_table(fig: Figure, x0: float, x1: float, top: float, lines: list[KernelLine], steps: float,
-                 th: Theme) -> float:
+def kernel_table(
+    fig: Figure, x0: float, x1: float, top: float, lines: list[KernelLine], steps: float, th: Theme
+) -> float:
     """Draw the table from `top` down between x0 and x1; returns the y below it."""
     y = top
     place(fig, x0, y, "Top kernels · rank 0", 10, th.text, bold=True, va="top")
     y -= 17
     place(fig, x0, y, f"GPU time over the {steps:.0f} step(s) drawn", 7.5, th.muted, va="top")
     y -= 16
-    cols = [("count", [f"{k.count:,}" for k in lines]), ("ms/step", [f"{k.ms_per_step:.2f}" for k in lines]),
-            ("% GPU", [f"{k.share_pct:.1f}%" for k in lines]), ("mean", [fmt_us(k.mean_us) for k in lines])]
+    cols = [
+        ("count", [f"{k.count:,}" for k in lines]),
+        ("ms/step", [f"{k.ms_per_step:.2f}" for k in lines]),
+        ("% GPU", [f"{k.share_pct:.1f}%" for k in lines]),
+        ("mean", [fmt_us(k.mean_us) for k in lines]),
+    ]
     rights: list[float] = []
     x = x1
     for head, values in reversed(cols):
@@ -43,8 +48,10 @@ def kernel_table(fig: Figure, x0: float, x1: float, top: float, lines: list[Kern
             chars -= 2
             name = table_name(k.name, chars)
         y -= place(fig, x0, y, name, FONT, th.text, va="top").img.shape[0] - 3
-        tallest = max(place(fig, r, y, values[i], FONT, th.text, ha="right", va="top").img.shape[0]
-                      for (_, values), r in zip(cols, rights, strict=True))
+        tallest = max(
+            place(fig, r, y, values[i], FONT, th.text, ha="right", va="top").img.shape[0]
+            for (_, values), r in zip(cols, rights, strict=True)
+        )
         y -= tallest + 1
     return y
 
@@ -57,17 +64,46 @@ def legend(fig: Figure, x0: float, top: float, entries: dict[str, tuple[str, str
     for label, (color, style) in entries.items():
         cy = y - 6
         if style == "marker":
-            fig.add_artist(Line2D([x0 + 7], [cy], marker="v", markersize=7, color=color, linestyle="none",
-                                  transform=IdentityTransform()))
+            fig.add_artist(
+                Line2D(
+                    [x0 + 7],
+                    [cy],
+                    marker="v",
+                    markersize=7,
+                    color=color,
+                    linestyle="none",
+                    transform=IdentityTransform(),
+                )
+            )
         elif style == "dashed":
-            fig.add_artist(Line2D([x0, x0 + 14], [cy, cy], color=color, linestyle="--", lw=1.2,
-                                  transform=IdentityTransform()))
+            fig.add_artist(
+                Line2D([x0, x0 + 14], [cy, cy], color=color, linestyle="--", lw=1.2, transform=IdentityTransform())
+            )
         elif style == "highlight":
-            fig.add_artist(Rectangle((x0, cy - 5), 14, 10, transform=IdentityTransform(), facecolor=color,
-                                     alpha=0.3, edgecolor=color, lw=1.6))
+            fig.add_artist(
+                Rectangle(
+                    (x0, cy - 5),
+                    14,
+                    10,
+                    transform=IdentityTransform(),
+                    facecolor=color,
+                    alpha=0.3,
+                    edgecolor=color,
+                    lw=1.6,
+                )
+            )
         else:
-            fig.add_artist(Rectangle((x0, cy - 5), 14, 10, transform=IdentityTransform(), color=color, lw=0,
-                                     alpha=0.85 if style == "area" else 1.0))
+            fig.add_artist(
+                Rectangle(
+                    (x0, cy - 5),
+                    14,
+                    10,
+                    transform=IdentityTransform(),
+                    color=color,
+                    lw=0,
+                    alpha=0.85 if style == "area" else 1.0,
+                )
+            )
         place(fig, x0 + 20, cy, label, FONT, th.text)
         y -= ROW_PX
     return y

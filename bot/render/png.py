@@ -69,12 +69,12 @@ def draw(scenario: Scenario, *, theme_name: str = "light", reveal: bool = False)
     inset_drawn = None
     zoom_rows: list[Row] = []
     if inset is not None and zoom is not None:
-        zoom_rows = _reclip([r for r in lay.rows if r.kind in (TrackKind.CUDA_API, TrackKind.GPU_STREAM)
-                             and r.rank == 0], zoom)
+        zoom_rows = _reclip(
+            [r for r in lay.rows if r.kind in (TrackKind.CUDA_API, TrackKind.GPU_STREAM) and r.rank == 0], zoom
+        )
         inset_drawn = draw_rows(inset, zoom_rows, zoom, th, [], label_bars=False)
         pos = inset.get_position()
-        place(fig, pos.x0 * W, pos.y1 * H + 4, f"zoom: {(zoom[1] - zoom[0]) / 1000:.0f} ms", 10, th.text,
-              va="bottom")
+        place(fig, pos.x0 * W, pos.y1 * H + 4, f"zoom: {(zoom[1] - zoom[0]) / 1000:.0f} ms", 10, th.text, va="bottom")
         lo = (zoom[0] - lay.window[0]) / 1000
         main.axvspan(lo, lo + (zoom[1] - zoom[0]) / 1000, color=th.muted, alpha=0.18, lw=0)
         keys["zoomed window"] = (th.muted, "area")
@@ -85,8 +85,9 @@ def draw(scenario: Scenario, *, theme_name: str = "light", reveal: bool = False)
     y = kernel_table(fig, x0, x1, top * H, top_kernels(scenario, lay), lay.steps_in_window, th)
     legend(fig, x0, y - 14, keys, th)
     if reveal:
-        in_zoom = [a for a in scenario.annotations
-                   if zoom is not None and a.start >= zoom[0] - 1 and a.end <= zoom[1] + 1]
+        in_zoom = [
+            a for a in scenario.annotations if zoom is not None and a.start >= zoom[0] - 1 and a.end <= zoom[1] + 1
+        ]
         rest = [a for a in scenario.annotations if a not in in_zoom]
         annotate(main, lay.rows, drawn, lay.window, rest, th, pic.callouts, PANEL_RIGHT * W)
         if inset is not None and inset_drawn is not None and zoom is not None:
@@ -117,17 +118,39 @@ def png_bytes(rgba: np.ndarray, level: int = 3) -> bytes:
     raw[:, 0] = 0
     raw[:, 1:] = rgba[..., :3].reshape(h, w * 3)
     header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)  # 8-bit truecolour, deflate, no interlace
-    return b"".join((b"\x89PNG\r\n\x1a\n", _chunk(b"IHDR", header),
-                     _chunk(b"IDAT", zlib.compress(raw.tobytes(), level)), _chunk(b"IEND", b"")))
+    return b"".join(
+        (
+            b"\x89PNG\r\n\x1a\n",
+            _chunk(b"IHDR", header),
+            _chunk(b"IDAT", zlib.compress(raw.tobytes(), level)),
+            _chunk(b"IEND", b""),
+        )
+    )
 
 
 def _chunk(tag: bytes, body: bytes) -> bytes:
     return struct.pack(">I", len(body)) + tag + body + struct.pack(">I", zlib.crc32(tag + body))
 
 
-_ORDER = [LEGEND_NAMES[c] for c in (Category.COMPUTE,)] + [LIGHT_COMPUTE] + [
-    LEGEND_NAMES[c] for c in (Category.NCCL, Category.MEMCPY, Category.LAUNCH, Category.SYNC, Category.MALLOC,
-                              Category.CPU_OP, Category.DATALOADER, Category.STEP, Category.RANGE, Category.MARKER)]
+_ORDER = (
+    [LEGEND_NAMES[c] for c in (Category.COMPUTE,)]
+    + [LIGHT_COMPUTE]
+    + [
+        LEGEND_NAMES[c]
+        for c in (
+            Category.NCCL,
+            Category.MEMCPY,
+            Category.LAUNCH,
+            Category.SYNC,
+            Category.MALLOC,
+            Category.CPU_OP,
+            Category.DATALOADER,
+            Category.STEP,
+            Category.RANGE,
+            Category.MARKER,
+        )
+    ]
+)
 
 
 def _ordered(keys: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
@@ -138,8 +161,21 @@ def _ordered(keys: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
 
 def _reclip(rows: list[Row], window: tuple[float, float]) -> list[Row]:
     lo, hi = window
-    return [Row(r.label, r.group, r.kind, r.rank, r.track, [e for e in r.events if e.end > lo and e.start < hi],
-                r.times, r.values, r.unit, r.scale) for r in rows]
+    return [
+        Row(
+            r.label,
+            r.group,
+            r.kind,
+            r.rank,
+            r.track,
+            [e for e in r.events if e.end > lo and e.start < hi],
+            r.times,
+            r.values,
+            r.unit,
+            r.scale,
+        )
+        for r in rows
+    ]
 
 
 def _fit_lines(text: str, max_px: float, size: float) -> list[str]:
@@ -159,8 +195,14 @@ def _fit_lines(text: str, max_px: float, size: float) -> list[str]:
 def header_lines(s: Scenario) -> list[str]:
     """What the drill picture tells the reader: the interview context, never the answer."""
     c = s.context
-    return [c.title, f"Hardware: {c.hardware}    Model: {c.model}", f"Parallelism: {c.parallelism}",
-            *c.details, f"Complaint: {c.complaint}", DRILL_PROMPT]
+    return [
+        c.title,
+        f"Hardware: {c.hardware}    Model: {c.model}",
+        f"Parallelism: {c.parallelism}",
+        *c.details,
+        f"Complaint: {c.complaint}",
+        DRILL_PROMPT,
+    ]
 
 
 DRILL_PROMPT = "What is wrong? Read: step → gaps → overlap → top kernels"
@@ -181,6 +223,5 @@ def _header(fig: Figure, s: Scenario, th: Theme, reveal: bool) -> float:
         for line in _fit_lines("Reveal: " + s.reveal.headline, width - 2 * x, 12)[:2]:
             y -= place(fig, x, y, line, 12, th.highlight, bold=True, va="top", role="header").img.shape[0] - 2
     else:
-        place(fig, 0.988 * width, 0.975 * height, DRILL_PROMPT, 10, th.muted, ha="right", va="top",
-              role="header")
+        place(fig, 0.988 * width, 0.975 * height, DRILL_PROMPT, 10, th.muted, ha="right", va="top", role="header")
     return y

@@ -92,8 +92,11 @@ def _stream_label(name: str, lane: str) -> str:
 
 def _host_rows(rank: Rank, lo: float, hi: float) -> list[Row]:
     rows: list[Row] = []
-    for kind, group in ((TrackKind.CPU_THREAD, "CPU"), (TrackKind.ANNOTATION, "NVTX"),
-                        (TrackKind.CUDA_API, "CUDA API")):
+    for kind, group in (
+        (TrackKind.CPU_THREAD, "CPU"),
+        (TrackKind.ANNOTATION, "NVTX"),
+        (TrackKind.CUDA_API, "CUDA API"),
+    ):
         for track in rank.tracks_of(kind):
             events = clip(track.events, lo, hi)
             if not events:
@@ -122,8 +125,9 @@ def _projected(rank: Rank, ranges: list[Event], lo: float, hi: float) -> list[Ev
     """NVTX ranges moved to where their kernels ran (as nsys's 'NVTX on GPU' projection): worth a row when the
     GPU runs well behind the CPU, which is when the CPU row misleads."""
     launch = _launch_times(rank)
-    kernels = sorted(((launch[k.correlation], k) for k in rank.kernels() if k.correlation in launch),
-                     key=lambda p: p[0])
+    kernels = sorted(
+        ((launch[k.correlation], k) for k in rank.kernels() if k.correlation in launch), key=lambda p: p[0]
+    )
     keys = [p[0] for p in kernels]
     out: list[Event] = []
     shift = 0.0
@@ -165,14 +169,36 @@ def _counter_rows(s: Scenario, rank: Rank, lo: float, hi: float, multi: bool) ->
         times, values = times[inside], values[inside]
         group = metrics if track.unit == "%" else "Serving"
         scale = 100.0 if track.unit == "%" else max(float(values.max()), 1e-9)
-        rows.append(Row(track.name, group, TrackKind.COUNTER, rank.rank, track.name,
-                        times=times.tolist(), values=values.tolist(), unit=track.unit, scale=scale))
+        rows.append(
+            Row(
+                track.name,
+                group,
+                TrackKind.COUNTER,
+                rank.rank,
+                track.name,
+                times=times.tolist(),
+                values=values.tolist(),
+                unit=track.unit,
+                scale=scale,
+            )
+        )
     if multi:
         link = interconnect_row(s, rank, lo, hi)
         if link is not None:
             bins, rates, label, peak = link
-            rows.append(Row(label, metrics, TrackKind.COUNTER, rank.rank, "interconnect", times=bins,
-                            values=rates, unit="GB/s", scale=peak))
+            rows.append(
+                Row(
+                    label,
+                    metrics,
+                    TrackKind.COUNTER,
+                    rank.rank,
+                    "interconnect",
+                    times=bins,
+                    values=rates,
+                    unit="GB/s",
+                    scale=peak,
+                )
+            )
     return rows
 
 
@@ -183,8 +209,10 @@ def _step_marks(s: Scenario, lo: float, hi: float, projected: bool) -> list[tupl
         return []
     rank = s.trace.ranks[0]
     launch = _launch_times(rank)
-    steps = sorted((e for t in rank.tracks_of(TrackKind.ANNOTATION) for e in t.events
-                    if e.category is Category.STEP), key=lambda e: e.start)
+    steps = sorted(
+        (e for t in rank.tracks_of(TrackKind.ANNOTATION) for e in t.events if e.category is Category.STEP),
+        key=lambda e: e.start,
+    )
     starts = [e.start for e in steps]
     kernels = sorted(rank.kernels(), key=lambda k: k.start)
     kstarts = [k.start for k in kernels]

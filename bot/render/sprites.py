@@ -68,8 +68,19 @@ def measure(text: str, size: float, bold: bool = False) -> tuple[int, int]:
     return w, h
 
 
-def place(fig: Figure, x_px: float, y_px: float, text: str, size: float, color: str, *, bold: bool = False,
-          ha: str = "left", va: str = "center", role: str = "label") -> Placed:
+def place(
+    fig: Figure,
+    x_px: float,
+    y_px: float,
+    text: str,
+    size: float,
+    color: str,
+    *,
+    bold: bool = False,
+    ha: str = "left",
+    va: str = "center",
+    role: str = "label",
+) -> Placed:
     """Queue `text` at figure pixel (x, y) (origin bottom-left) with the given alignment; it is blended into
     the rendered pixels by `composite`, above everything matplotlib draws."""
     img = sprite(text, size, color, bold)

@@ -57,10 +57,34 @@ _CATEGORIES_DARK = {
 # Lighter kernels (elementwise, norm, optimizer, tiny) are a lighter shade of compute, kept apart from the rest.
 _LIGHT_COMPUTE = {"light": "#6FA8D6", "dark": "#9CCAF0"}
 
-LIGHT = Theme("light", "#ffffff", "#f8f9fa", "#212529", "#6c757d", "#dee2e6", "#f4f5f7", "#e03131",
-              "#fff9db", _CATEGORIES_LIGHT, "#7b8794", _LIGHT_COMPUTE["light"])
-DARK = Theme("dark", "#1a1b1e", "#25262b", "#e9ecef", "#909296", "#373a40", "#202125", "#ff6b6b",
-             "#2c2e33", _CATEGORIES_DARK, "#8d99a6", _LIGHT_COMPUTE["dark"])
+LIGHT = Theme(
+    "light",
+    "#ffffff",
+    "#f8f9fa",
+    "#212529",
+    "#6c757d",
+    "#dee2e6",
+    "#f4f5f7",
+    "#e03131",
+    "#fff9db",
+    _CATEGORIES_LIGHT,
+    "#7b8794",
+    _LIGHT_COMPUTE["light"],
+)
+DARK = Theme(
+    "dark",
+    "#1a1b1e",
+    "#25262b",
+    "#e9ecef",
+    "#909296",
+    "#373a40",
+    "#202125",
+    "#ff6b6b",
+    "#2c2e33",
+    _CATEGORIES_DARK,
+    "#8d99a6",
+    _LIGHT_COMPUTE["dark"],
+)
 
 
 def theme(name: str) -> Theme:

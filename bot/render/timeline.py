@@ -7,13 +7,15 @@ countable. Text goes on as cached sprites (see sprites.py), each label kept only
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
+from matplotlib.figure import Figure
 from matplotlib.patches import PathPatch
 from matplotlib.path import Path
 
@@ -102,8 +104,9 @@ def _extents(row: Row, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
     return (np.maximum(starts, lo) - lo) / 1000, (np.minimum(ends, hi) - lo) / 1000
 
 
-def _boxes(starts: np.ndarray, ends: np.ndarray, codes: np.ndarray, px_per_ms: float
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _boxes(
+    starts: np.ndarray, ends: np.ndarray, codes: np.ndarray, px_per_ms: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Bars (start, end in ms, colour code) to fill, from events that are not instants: separators cut between
     touching bars wide enough to count, then runs of same-colour bars closer than a pixel merged into one
     (thousands of sub-pixel kernels would otherwise be thousands of rectangles Agg fills to the same pixels)."""
@@ -128,8 +131,15 @@ def _boxes(starts: np.ndarray, ends: np.ndarray, codes: np.ndarray, px_per_ms: f
     return s, np.maximum(t, s + 0.7 / px_per_ms), c
 
 
-def draw_rows(ax, rows: list[Row], window: tuple[float, float], th: Theme,  # type: ignore[no-untyped-def]
-              step_marks: list[tuple[float, str]], *, label_bars: bool) -> Drawn:
+def draw_rows(
+    ax: Axes,
+    rows: list[Row],
+    window: tuple[float, float],
+    th: Theme,
+    step_marks: list[tuple[float, str]],
+    *,
+    label_bars: bool,
+) -> Drawn:
     lo, hi = window
     span_ms = (hi - lo) / 1000
     ys, groups = row_y(rows)
@@ -139,7 +149,8 @@ def draw_rows(ax, rows: list[Row], window: tuple[float, float], th: Theme,  # ty
     ax.set_ylim(total + 0.2, -0.6)
     ax.set_yticks([])
     ax.set_xticks([])
-    fig = ax.figure
+    fig = ax.get_figure(root=True)
+    assert fig is not None
     pos = ax.get_position()
     left, x_max = pos.x0 * fig.bbox.width, pos.x1 * fig.bbox.width
     y_top, y_bottom = pos.y1 * fig.bbox.height, pos.y0 * fig.bbox.height
@@ -212,8 +223,9 @@ def draw_rows(ax, rows: list[Row], window: tuple[float, float], th: Theme,  # ty
         ax.add_collection(LineCollection(segs, colors=th.muted, linewidths=1.0, linestyles="dashed", zorder=2))
         drawn.legend["step boundary (GPU)"] = (th.muted, "dashed")
     ticks = _ticks(span_ms)
-    ax.add_collection(LineCollection([[(t, -0.6), (t, total + 0.2)] for t in ticks], colors=th.grid,
-                                     linewidths=0.6, zorder=0))
+    ax.add_collection(
+        LineCollection([[(t, -0.6), (t, total + 0.2)] for t in ticks], colors=th.grid, linewidths=0.6, zorder=0)
+    )
     taken: list[tuple[float, float, float, float]] = []
     _row_labels(fig, rows, ys, groups, to_py, left, th, taken)
     for t, label in step_marks:
@@ -233,15 +245,14 @@ def draw_rows(ax, rows: list[Row], window: tuple[float, float], th: Theme,  # ty
         if fit < 6:
             continue
         text = text if len(text) <= fit else text[: fit - 1] + "…"
-        if _keep(place(fig, left + x * px_per_ms, to_py(y), text, 7.5, ink, ha="center", role="bar"),
-                 taken, fig):
+        if _keep(place(fig, left + x * px_per_ms, to_py(y), text, 7.5, ink, ha="center", role="bar"), taken, fig):
             shown += 1
     for spine in ax.spines.values():
         spine.set_color(th.grid)
     return drawn
 
 
-def _add_bars(ax, boxes: np.ndarray, codes: np.ndarray, names: list[str]) -> None:  # type: ignore[no-untyped-def]
+def _add_bars(ax: Axes, boxes: np.ndarray, codes: np.ndarray, names: list[str]) -> None:
     """One compound path per colour: Agg fills thousands of rectangles from a single path much faster than
     a collection builds a Path object for each."""
     for code, color in enumerate(names):
@@ -254,8 +265,9 @@ def _add_bars(ax, boxes: np.ndarray, codes: np.ndarray, names: list[str]) -> Non
         ops[4::5] = Path.CLOSEPOLY
         path = Path(verts, ops)
         path.should_simplify = False  # simplification would merge touching rectangles and lose the separators
-        patch = PathPatch(path, facecolor=color, edgecolor="none", linewidth=0, antialiased=False,
-                          zorder=1, transform=ax.transData)
+        patch = PathPatch(
+            path, facecolor=color, edgecolor="none", linewidth=0, antialiased=False, zorder=1, transform=ax.transData
+        )
         ax.add_artist(patch)  # not add_patch: its data-limit update walks every vertex in Python
 
 
@@ -272,7 +284,7 @@ def _ticks(span_ms: float) -> list[float]:
     return [float(t) for t in MaxNLocator(nbins=8).tick_values(0, span_ms) if 0 <= t <= span_ms]
 
 
-def _keep(item: Placed, taken: list[tuple[float, float, float, float]], fig) -> bool:  # type: ignore[no-untyped-def]
+def _keep(item: Placed, taken: list[tuple[float, float, float, float]], fig: Figure) -> bool:
     """Keep a just-queued label only if it overlaps none kept before (else drop it from the picture)."""
     x0, y0, x1, y1 = item.box
     if any(x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1 for b in taken):
@@ -284,8 +296,16 @@ def _keep(item: Placed, taken: list[tuple[float, float, float, float]], fig) -> 
     return True
 
 
-def _row_labels(fig, rows: list[Row], ys: list[float], groups: list[tuple[str, float, float]],  # type: ignore[no-untyped-def]
-                to_py, left: float, th: Theme, taken: list[tuple[float, float, float, float]]) -> None:
+def _row_labels(
+    fig: Figure,
+    rows: list[Row],
+    ys: list[float],
+    groups: list[tuple[str, float, float]],
+    to_py: Callable[[float], float],
+    left: float,
+    th: Theme,
+    taken: list[tuple[float, float, float, float]],
+) -> None:
     """Row names right-aligned against the axes, a second muted line for counters (mean, scale); group names
     at the far left, moved to the group's top row if they would touch a row name."""
     pitch = to_py(0.0) - to_py(1.0)
@@ -307,12 +327,10 @@ def _row_labels(fig, rows: list[Row], ys: list[float], groups: list[tuple[str, f
         if len(parts) > 1:
             h = 2 * h
         box = (x0, y - h / 2, x0 + max(measure(p, 9.5, bold=True)[0] for p in parts), y + h / 2)
-        if len(parts) == 1 and any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
-                                   for b in taken):
+        if len(parts) == 1 and any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in taken):
             continue  # no room beside the row names: the rows say enough
         for i, part in enumerate(parts):
-            _keep(place(fig, x0, y + h / 2 - i * h / len(parts), part, 9.5, th.muted, bold=True, va="top"),
-                  taken, fig)
+            _keep(place(fig, x0, y + h / 2 - i * h / len(parts), part, 9.5, th.muted, bold=True, va="top"), taken, fig)
 
 
 def _counter_note(row: Row, *, short: bool = False) -> str:
@@ -324,8 +342,16 @@ def _counter_note(row: Row, *, short: bool = False) -> str:
     return f"mean {mean:.1f}" if short else f"mean {mean:.1f} · max {max(row.values):.0f} {row.unit}"
 
 
-def _counter(ax, row: Row, y: float, lo: float, th: Theme, drawn: Drawn,  # type: ignore[no-untyped-def]
-             guides: list[list[tuple[float, float]]], span_ms: float) -> None:
+def _counter(
+    ax: Axes,
+    row: Row,
+    y: float,
+    lo: float,
+    th: Theme,
+    drawn: Drawn,
+    guides: list[list[tuple[float, float]]],
+    span_ms: float,
+) -> None:
     if not row.times:
         return
     t = (np.asarray(row.times) - lo) / 1000

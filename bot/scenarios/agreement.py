@@ -20,10 +20,10 @@ def reader_names(signature: str, seed: int, difficulty: str) -> str:
         return analyze_path(Path(tmp)).signature
 
 
-def agreement(seeds: Iterable[int], signatures: Iterable[str] = SIGNATURE_IDS,
-              difficulties: Iterable[str] = DIFFICULTIES) -> dict[str, list[tuple[int, str, str]]]:
+def agreement(
+    seeds: Iterable[int], signatures: Iterable[str] = SIGNATURE_IDS, difficulties: Iterable[str] = DIFFICULTIES
+) -> dict[str, list[tuple[int, str, str]]]:
     """Per signature, every (seed, difficulty, what the reader named)."""
     seeds = list(seeds)
     difficulties = list(difficulties)
-    return {sig: [(seed, d, reader_names(sig, seed, d)) for seed in seeds for d in difficulties]
-            for sig in signatures}
+    return {sig: [(seed, d, reader_names(sig, seed, d)) for seed in seeds for d in difficulties] for sig in signatures}

@@ -32,8 +32,12 @@ def busy_program(setup: TrainingSetup, rng: np.random.Generator, *, allow_resize
     with_comm = want_comm and total_us <= 0.55 * setup.compute_us * 2.0 / 3.0
     buckets = ddp_buckets(setup.grad_bytes) if with_comm else 0
     program = transformer_program(
-        setup.hw, rng, layers=setup.model.blocks, compute_us=setup.compute_us,
-        buckets=buckets, grad_bytes=setup.grad_bytes,
+        setup.hw,
+        rng,
+        layers=setup.model.blocks,
+        compute_us=setup.compute_us,
+        buckets=buckets,
+        grad_bytes=setup.grad_bytes,
         bucket_xfer_us=total_us / buckets if buckets else 0.0,
     )
     return BusyPlan(setup, program, with_comm, busbw)

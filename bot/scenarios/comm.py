@@ -20,8 +20,9 @@ def replace_blocks(setup: TrainingSetup, blocks: int) -> TrainingSetup:
     return replace(setup, model=replace(setup.model, blocks=blocks))
 
 
-def comm_share_plan(setup: TrainingSetup, share: float, rng: np.random.Generator,
-                    busbw_range: tuple[float, float]) -> tuple[TrainingSetup, float, float]:
+def comm_share_plan(
+    setup: TrainingSetup, share: float, rng: np.random.Generator, busbw_range: tuple[float, float]
+) -> tuple[TrainingSetup, float, float]:
     """Pick the bus bandwidth (within `busbw_range` of achievable) and micro-batch so that an all-reduce
     of all gradients takes about `share` of a step. Returns (setup, busbw GB/s, all-reduce µs)."""
     achievable = setup.hw.link_gbps * ACHIEVABLE_BUSBW_FRACTION
@@ -34,7 +35,8 @@ def comm_share_plan(setup: TrainingSetup, share: float, rng: np.random.Generator
     return resized(setup, xfer * (1.0 - share) / share), busbw, xfer
 
 
-def comm_context(rng: np.random.Generator, family: str, setup: TrainingSetup, step_us: float,
-                 difficulty: str = "medium") -> Context:
+def comm_context(
+    rng: np.random.Generator, family: str, setup: TrainingSetup, step_us: float, difficulty: str = "medium"
+) -> Context:
     """The same framing for both twins: the family's context, which never mentions the collective."""
     return setup_context(rng, family, setup, step_us, difficulty)

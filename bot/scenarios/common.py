@@ -27,8 +27,13 @@ def pick(rng: np.random.Generator, options: Sequence[T]) -> T:
     return options[int(rng.integers(len(options)))]
 
 
-def by_difficulty(difficulty: str, easy: tuple[float, float], medium: tuple[float, float],
-                  hard: tuple[float, float], rng: np.random.Generator) -> float:
+def by_difficulty(
+    difficulty: str,
+    easy: tuple[float, float],
+    medium: tuple[float, float],
+    hard: tuple[float, float],
+    rng: np.random.Generator,
+) -> float:
     lo, hi = {"easy": easy, "medium": medium, "hard": hard}[difficulty]
     return float(rng.uniform(lo, hi))
 

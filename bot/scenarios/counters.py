@@ -31,8 +31,10 @@ def add_gpu_metrics(rank: Rank, span: tuple[float, float], samples: int | None =
     s = np.fromiter(map(_START, events), float, n)
     t = s + np.fromiter(map(_DUR, events), float, n)  # the same floats as Event.end
     gemm = METRICS["gemm"]
-    levels = [(a.get("_levels") if a else None) or METRICS.get(k, gemm)
-              for a, k in zip(map(_ARGS, events), map(_KIND, events), strict=True)]
+    levels = [
+        (a.get("_levels") if a else None) or METRICS.get(k, gemm)
+        for a, k in zip(map(_ARGS, events), map(_KIND, events), strict=True)
+    ]
     lv = np.asarray(levels).reshape(-1, 3)
     width = edges[1] - edges[0]
     for name, col in COUNTER_ROWS:

@@ -55,10 +55,15 @@ def run_dp(
         )
         for r in range(simulated_ranks)
     ]
-    spec = LoopSpec(N_STEPS, program, dataloader, slow_factor or {},
-                    first_step_number=int(rng.integers(20, 400)),
-                    host_us=COMPILED_HOST_US if compiled else (8.0, 20.0),
-                    distractors=distractors)
+    spec = LoopSpec(
+        N_STEPS,
+        program,
+        dataloader,
+        slow_factor or {},
+        first_step_number=int(rng.integers(20, 400)),
+        host_us=COMPILED_HOST_US if compiled else (8.0, 20.0),
+        distractors=distractors,
+    )
     windows = run_loop(sims, setup.hw, spec)
     ranks = [s.rank_model() for s in sims]
     # Steady state: the first window opens on the lead-in, which a reader cannot see the start of.

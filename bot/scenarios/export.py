@@ -16,8 +16,14 @@ from .model import Category, Event, Rank, Scenario, TrackKind
 
 CPU_PID_BASE = 4100
 MAIN_TID = 4100
-_API_CBID = {"cudaLaunchKernel": 211, "cudaMemcpyAsync": 41, "cudaStreamSynchronize": 131,
-             "cudaDeviceSynchronize": 165, "cudaMalloc": 20, "cudaFree": 27}
+_API_CBID = {
+    "cudaLaunchKernel": 211,
+    "cudaMemcpyAsync": 41,
+    "cudaStreamSynchronize": 131,
+    "cudaDeviceSynchronize": 165,
+    "cudaMalloc": 20,
+    "cudaFree": 27,
+}
 
 
 def _r(x: float) -> float:
@@ -31,24 +37,40 @@ def rank_trace(scenario: Scenario, rank: Rank) -> dict[str, Any]:
     events: list[dict[str, Any]] = [
         {"name": "process_name", "ph": "M", "ts": 0, "pid": pid, "tid": 0, "args": {"name": f"python {pid}"}},
         {"name": "process_name", "ph": "M", "ts": 0, "pid": device, "tid": 0, "args": {"name": f"GPU {device}"}},
-        {"name": "thread_name", "ph": "M", "ts": 0, "pid": pid, "tid": MAIN_TID,
-         "args": {"name": "python (main thread)"}},
+        {
+            "name": "thread_name",
+            "ph": "M",
+            "ts": 0,
+            "pid": pid,
+            "tid": MAIN_TID,
+            "args": {"name": "python (main thread)"},
+        },
     ]
     extra_corr = 9_000_000 + rank.rank * 100_000
     worker_tid = MAIN_TID + 1
     for track in rank.tracks:
         if track.kind is TrackKind.GPU_STREAM:
-            events.append({"name": "thread_name", "ph": "M", "ts": 0, "pid": device, "tid": track.stream,
-                           "args": {"name": f"stream {track.stream}"}})
+            events.append(
+                {
+                    "name": "thread_name",
+                    "ph": "M",
+                    "ts": 0,
+                    "pid": device,
+                    "tid": track.stream,
+                    "args": {"name": f"stream {track.stream}"},
+                }
+            )
             for e in track.events:
                 events.extend(_gpu_event(e, device, int(track.stream or 0), pid))
         elif track.kind is TrackKind.COUNTER:
             for t, v in zip(track.sample_times, track.sample_values, strict=True):
-                events.append({"name": track.name, "ph": "C", "ts": _r(t), "pid": device,
-                               "args": {track.unit or "value": v}})
+                events.append(
+                    {"name": track.name, "ph": "C", "ts": _r(t), "pid": device, "args": {track.unit or "value": v}}
+                )
         elif track.kind is TrackKind.CPU_THREAD and track.name.startswith("dataloader"):
-            events.append({"name": "thread_name", "ph": "M", "ts": 0, "pid": pid, "tid": worker_tid,
-                           "args": {"name": track.name}})
+            events.append(
+                {"name": "thread_name", "ph": "M", "ts": 0, "pid": pid, "tid": worker_tid, "args": {"name": track.name}}
+            )
             events.extend(_cpu(e, pid, worker_tid, "cpu_op") for e in track.events)
             worker_tid += 1
         elif track.kind is TrackKind.CUDA_API:
@@ -57,11 +79,27 @@ def rank_trace(scenario: Scenario, rank: Rank) -> dict[str, Any]:
                 if not corr:
                     extra_corr += 1
                     corr = extra_corr
-                events.append(_cpu(e, pid, MAIN_TID, "cuda_runtime",
-                                   {"cbid": _API_CBID.get(e.name, 0), "correlation": corr, "External id": corr}))
+                events.append(
+                    _cpu(
+                        e,
+                        pid,
+                        MAIN_TID,
+                        "cuda_runtime",
+                        {"cbid": _API_CBID.get(e.name, 0), "correlation": corr, "External id": corr},
+                    )
+                )
                 if e.correlation:
-                    events.append({"ph": "s", "id": corr, "pid": pid, "tid": MAIN_TID, "ts": _r(e.start),
-                                   "cat": "ac2g", "name": "ac2g"})
+                    events.append(
+                        {
+                            "ph": "s",
+                            "id": corr,
+                            "pid": pid,
+                            "tid": MAIN_TID,
+                            "ts": _r(e.start),
+                            "cat": "ac2g",
+                            "name": "ac2g",
+                        }
+                    )
         elif track.kind is TrackKind.ANNOTATION:
             for e in track.events:
                 dur = e.dur if e.dur > 0 else 1.0
@@ -71,11 +109,16 @@ def rank_trace(scenario: Scenario, rank: Rank) -> dict[str, Any]:
     events.sort(key=lambda ev: (ev.get("ph") != "M", ev.get("ts", 0)))
     return {
         "schemaVersion": 1,
-        "deviceProperties": [{"id": device, "name": scenario.hardware.name,
-                              "totalGlobalMem": scenario.hardware.memory_gb * 2**30,
-                              "computeMajor": scenario.hardware.compute_capability[0],
-                              "computeMinor": scenario.hardware.compute_capability[1],
-                              "numSms": scenario.hardware.sms or 132}],
+        "deviceProperties": [
+            {
+                "id": device,
+                "name": scenario.hardware.name,
+                "totalGlobalMem": scenario.hardware.memory_gb * 2**30,
+                "computeMajor": scenario.hardware.compute_capability[0],
+                "computeMinor": scenario.hardware.compute_capability[1],
+                "numSms": scenario.hardware.sms or 132,
+            }
+        ],
         "distributedInfo": {"backend": "nccl", "rank": rank.rank, "world_size": scenario.trace.world_size},
         "traceName": f"rank-{rank.rank}.json",
         "displayTimeUnit": "ms",
@@ -85,8 +128,15 @@ def rank_trace(scenario: Scenario, rank: Rank) -> dict[str, Any]:
 
 
 def _cpu(e: Event, pid: int, tid: int, cat: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"ph": "X", "cat": cat, "name": e.name, "pid": pid, "tid": tid,
-                           "ts": _r(e.start), "dur": _r(e.dur)}
+    out: dict[str, Any] = {
+        "ph": "X",
+        "cat": cat,
+        "name": e.name,
+        "pid": pid,
+        "tid": tid,
+        "ts": _r(e.start),
+        "dur": _r(e.dur),
+    }
     if args:
         out["args"] = args
     return out
@@ -94,23 +144,55 @@ def _cpu(e: Event, pid: int, tid: int, cat: str, args: dict[str, Any] | None = N
 
 def _gpu_event(e: Event, device: int, stream: int, cpu_pid: int) -> list[dict[str, Any]]:
     public = {k: v for k, v in (e.args or {}).items() if not k.startswith("_")}
-    args: dict[str, Any] = {"device": device, "context": 1, "stream": stream, "correlation": e.correlation,
-                            "External id": e.correlation}
+    args: dict[str, Any] = {
+        "device": device,
+        "context": 1,
+        "stream": stream,
+        "correlation": e.correlation,
+        "External id": e.correlation,
+    }
     if e.category is Category.MEMCPY:
         cat = "gpu_memcpy"
         nbytes = int(public.get("bytes", 0))
         args |= {"bytes": nbytes, "memory bandwidth (GB/s)": round(nbytes / max(e.dur, 1e-3) / 1e3, 3)}
     else:
         cat = "kernel"
-        args |= {"queued": 0, "registers per thread": 128, "shared memory": 0, "blocks per SM": 1.0,
-                 "warps per SM": 8.0, "grid": [132, 1, 1], "block": [256, 1, 1],
-                 "est. achieved occupancy %": 12}
+        args |= {
+            "queued": 0,
+            "registers per thread": 128,
+            "shared memory": 0,
+            "blocks per SM": 1.0,
+            "warps per SM": 8.0,
+            "grid": [132, 1, 1],
+            "block": [256, 1, 1],
+            "est. achieved occupancy %": 12,
+        }
         args |= public
-    out = [{"ph": "X", "cat": cat, "name": e.name, "pid": device, "tid": stream, "ts": _r(e.start),
-            "dur": _r(e.dur), "args": args}]
+    out = [
+        {
+            "ph": "X",
+            "cat": cat,
+            "name": e.name,
+            "pid": device,
+            "tid": stream,
+            "ts": _r(e.start),
+            "dur": _r(e.dur),
+            "args": args,
+        }
+    ]
     if e.correlation:
-        out.append({"ph": "f", "id": e.correlation, "pid": device, "tid": stream, "ts": _r(e.start),
-                    "cat": "ac2g", "name": "ac2g", "bp": "e"})
+        out.append(
+            {
+                "ph": "f",
+                "id": e.correlation,
+                "pid": device,
+                "tid": stream,
+                "ts": _r(e.start),
+                "cat": "ac2g",
+                "name": "ac2g",
+                "bp": "e",
+            }
+        )
     return out
 
 
@@ -124,8 +206,14 @@ def scenario_summary(scenario: Scenario) -> dict[str, Any]:
         "kind": scenario.trace.kind,
         "world_size": scenario.trace.world_size,
         "hardware": scenario.hardware.name,
-        "context": {"title": c.title, "hardware": c.hardware, "model": c.model, "parallelism": c.parallelism,
-                    "complaint": c.complaint, "details": list(c.details)},
+        "context": {
+            "title": c.title,
+            "hardware": c.hardware,
+            "model": c.model,
+            "parallelism": c.parallelism,
+            "complaint": c.complaint,
+            "details": list(c.details),
+        },
         "steps": [[_r(a), _r(b)] for a, b in scenario.trace.steps],
         "figures": scenario.figures,
         "reveal": scenario.reveal.as_text(),

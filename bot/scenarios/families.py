@@ -100,12 +100,16 @@ def _rate(x: float) -> str:
     return f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
 
 
-def training_context(rng: np.random.Generator, family: str, hw: Hardware, world: int, model: Model,
-                     told: Told) -> Context:
+def training_context(
+    rng: np.random.Generator, family: str, hw: Hardware, world: int, model: Model, told: Told
+) -> Context:
     """The context of a data-parallel training drill in `family` (LLM or vision)."""
     title_kind = "LLM pre-training" if family == LLM else "image classification"
-    model_line = (f"{model.name}, BF16, AdamW" if family == LLM
-                  else f"{model.name}, BF16, 224-px JPEGs decoded and augmented by CPU DataLoader workers")
+    model_line = (
+        f"{model.name}, BF16, AdamW"
+        if family == LLM
+        else f"{model.name}, BF16, 224-px JPEGs decoded and augmented by CPU DataLoader workers"
+    )
     complaint = str(pick(rng, _TRAINING_COMPLAINTS))
     return Context(
         title=f"{world}×{hw.name} · {model.name} · {title_kind}",
@@ -131,8 +135,16 @@ _SERVING_COMPLAINTS = (
 )
 
 
-def serving_context(rng: np.random.Generator, hw: Hardware, gpus_used: int, model: str, parallelism: str,
-                    itl_p50_ms: float, itl_p99_ms: float, details: tuple[str, ...] = ()) -> Context:
+def serving_context(
+    rng: np.random.Generator,
+    hw: Hardware,
+    gpus_used: int,
+    model: str,
+    parallelism: str,
+    itl_p50_ms: float,
+    itl_p99_ms: float,
+    details: tuple[str, ...] = (),
+) -> Context:
     """The context of an LLM serving drill; both serving signatures quote the same ITL figures."""
     del itl_p50_ms, itl_p99_ms  # the figures are in the trace's ITL row; quoting them would hint
     complaint = str(pick(rng, _SERVING_COMPLAINTS))
@@ -146,12 +158,12 @@ def serving_context(rng: np.random.Generator, hw: Hardware, gpus_used: int, mode
     )
 
 
-def draw_family_training(rng: np.random.Generator, family: str, compute_ms: tuple[float, float],
-                         models: tuple[Model, ...] | None = None) -> TrainingSetup:
+def draw_family_training(
+    rng: np.random.Generator, family: str, compute_ms: tuple[float, float], models: tuple[Model, ...] | None = None
+) -> TrainingSetup:
     """A data-parallel job of `family` whose step computes for about `compute_ms`."""
     seqs = (VISION_TOKENS,) if family == VISION else (2048, 4096, 8192)
-    return draw_training(rng, family_gpus(family), TRAINING_WORLDS, compute_ms, models or family_models(family),
-                         seqs)
+    return draw_training(rng, family_gpus(family), TRAINING_WORLDS, compute_ms, models or family_models(family), seqs)
 
 
 def told(setup: TrainingSetup, family: str, step_us: float) -> Told:
@@ -159,8 +171,9 @@ def told(setup: TrainingSetup, family: str, step_us: float) -> Told:
     return Told(step_us, samples / (step_us * 1e-6), "images" if family == VISION else "tokens")
 
 
-def setup_context(rng: np.random.Generator, family: str, setup: TrainingSetup, step_us: float,
-                  difficulty: str = "medium") -> Context:
+def setup_context(
+    rng: np.random.Generator, family: str, setup: TrainingSetup, step_us: float, difficulty: str = "medium"
+) -> Context:
     context = training_context(rng, family, setup.hw, setup.world, setup.model, told(setup, family, step_us))
     if difficulty == "hard":  # a trap every hard drill shares: the averaged counter says nothing is wrong
         context = replace(context, details=(*context.details, NVIDIA_SMI_DETAIL))

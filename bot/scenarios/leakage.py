@@ -56,8 +56,12 @@ class NaiveBayes:
 
 
 def corpus(seeds: Iterable[int]) -> list[tuple[str, list[str]]]:
-    return [(sig, context_words(generate(sig, seed, diff).context))
-            for seed in seeds for sig in SIGNATURE_IDS for diff in DIFFICULTIES]
+    return [
+        (sig, context_words(generate(sig, seed, diff).context))
+        for seed in seeds
+        for sig in SIGNATURE_IDS
+        for diff in DIFFICULTIES
+    ]
 
 
 def scores(train_seeds: Iterable[int], test_seeds: Iterable[int]) -> dict[str, float]:

@@ -106,9 +106,17 @@ class Trace:
     @property
     def end(self) -> float:
         # Tracks hold tens of thousands of events: sum and max in numpy (same floats as Event.end).
-        ends = [float((np.fromiter(map(_START, t.events), float, len(t.events))
-                       + np.fromiter(map(_DUR, t.events), float, len(t.events))).max())
-                for r in self.ranks for t in r.tracks if t.events]
+        ends = [
+            float(
+                (
+                    np.fromiter(map(_START, t.events), float, len(t.events))
+                    + np.fromiter(map(_DUR, t.events), float, len(t.events))
+                ).max()
+            )
+            for r in self.ranks
+            for t in r.tracks
+            if t.events
+        ]
         return max(ends, default=0.0)
 
 

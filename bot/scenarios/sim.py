@@ -87,9 +87,7 @@ class RankSim:
         self.cpu = 0.0
         self._correlation = rank * 1_000_000
         self.main = Track(MAIN_THREAD, TrackKind.CPU_THREAD)
-        self.workers = [
-            Track(f"dataloader worker {i}", TrackKind.CPU_THREAD) for i in range(dataloader_workers)
-        ]
+        self.workers = [Track(f"dataloader worker {i}", TrackKind.CPU_THREAD) for i in range(dataloader_workers)]
         self.api = Track(CUDA_API, TrackKind.CUDA_API)
         self.nvtx = Track(NVTX, TrackKind.ANNOTATION)
         self.streams: dict[int, Track] = {COMPUTE_STREAM: Track(COMPUTE, TrackKind.GPU_STREAM, stream=7)}
@@ -199,7 +197,7 @@ class RankSim:
 
     def collective(self, name: str, xfer_us: float, nbytes: int, *, after: float | None = None) -> PendingCollective:
         """Launch a collective on the NCCL stream; it may start once the compute work before it is done."""
-        cost = (self.u(*self.launch_us))
+        cost = self.u(*self.launch_us)
         corr = self.next_correlation()
         call = self._api("cudaLaunchKernel", cost, Category.LAUNCH, corr)
         dep = self.free[COMPUTE_STREAM] if after is None else after
@@ -207,8 +205,7 @@ class RankSim:
         return PendingCollective(name, ready, xfer_us, corr, {"bytes": nbytes})
 
     def place_collective(self, pending: PendingCollective, start: float, end: float) -> Event:
-        ev = Event(pending.name, start, end - start, Category.NCCL, pending.correlation,
-                   dict(pending.args), "nccl")
+        ev = Event(pending.name, start, end - start, Category.NCCL, pending.correlation, dict(pending.args), "nccl")
         self.streams[NCCL_STREAM].events.append(ev)
         self.free[NCCL_STREAM] = end
         return ev

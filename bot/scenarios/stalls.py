@@ -42,10 +42,16 @@ def run_stall(rng: np.random.Generator, difficulty: str, kind: str, family: str)
     positions = sorted(int(x) for x in rng.choice(np.arange(5, n_kernels - 5), size=count, replace=False))
     if kind == "sync":
         stall_ops = [
-            [Op("sync", pick(rng, ("aten::item", "aten::item", "aten::_local_scalar_dense", "aten::nonzero")),
-                api=pick(rng, ("cudaStreamSynchronize", "cudaStreamSynchronize", "cudaDeviceSynchronize"))),
-             Op("cpu", pick(rng, ("log_metrics (python)", "print(loss)", "wandb.log", "if loss > best: ...")),
-                pause)]
+            [
+                Op(
+                    "sync",
+                    pick(rng, ("aten::item", "aten::item", "aten::_local_scalar_dense", "aten::nonzero")),
+                    api=pick(rng, ("cudaStreamSynchronize", "cudaStreamSynchronize", "cudaDeviceSynchronize")),
+                ),
+                Op(
+                    "cpu", pick(rng, ("log_metrics (python)", "print(loss)", "wandb.log", "if loss > best: ...")), pause
+                ),
+            ]
             for _ in range(count)
         ]
     else:
@@ -60,8 +66,7 @@ def run_stall(rng: np.random.Generator, difficulty: str, kind: str, family: str)
     for pos, ops in sorted(zip(positions, stall_ops, strict=True), key=lambda x: -x[0]):
         at = kernel_index[pos]
         program[at:at] = ops
-    run = run_dp(setup, rng, program, with_nccl=False,
-                 distractors=difficulty == "hard")
+    run = run_dp(setup, rng, program, with_nccl=False, distractors=difficulty == "hard")
     b = run.rank0
     step = b["step_us"]
     w = run.windows[0][1]
@@ -109,6 +114,11 @@ def stall_annotations(run: StallRun, api_label: str, after_what: str) -> list[An
     f = run.figures
     return [
         Annotation(0, CUDA_API, first.start, first.end, api_label),
-        Annotation(0, COMPUTE, gap[0], gap[1], f"GPU idle ~{ms(f['mean_gap_ms'] * 1000)} after each {after_what} · "
-                   f"{f['gpu_idle_pct']:.0f}% of the step"),
+        Annotation(
+            0,
+            COMPUTE,
+            gap[0],
+            gap[1],
+            f"GPU idle ~{ms(f['mean_gap_ms'] * 1000)} after each {after_what} · {f['gpu_idle_pct']:.0f}% of the step",
+        ),
     ]

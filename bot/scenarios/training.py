@@ -174,9 +174,7 @@ def _produce_until(sim: RankSim, state: _DataLoaderState, batch: int) -> float:
             start = max(state.worker_free[w], gate)
             end = start + dur
         shown = max(start, 0.0)
-        sim.workers[w].events.append(
-            Event(f"decode + augment (batch {b})", shown, end - shown, Category.DATALOADER)
-        )
+        sim.workers[w].events.append(Event(f"decode + augment (batch {b})", shown, end - shown, Category.DATALOADER))
         state.worker_free[w] = end
         state.ready[b] = end
         state.produced += 1
@@ -187,8 +185,7 @@ def run_loop(sims: list[RankSim], hw: Hardware, spec: LoopSpec) -> list[list[tup
     """Run `spec.n_steps` steps on every rank; returns per-rank GPU step windows (start, end) in µs."""
     rng_jitter = 0.03
     loaders = [
-        _DataLoaderState(spec.dataloader, [0.0] * spec.dataloader.workers) if spec.dataloader else None
-        for _ in sims
+        _DataLoaderState(spec.dataloader, [0.0] * spec.dataloader.workers) if spec.dataloader else None for _ in sims
     ]
     barrier = next(i for i, op in enumerate(spec.program) if op.kind == "barrier")
     head, tail = spec.program[:barrier], spec.program[barrier + 1 :]
@@ -220,12 +217,10 @@ def run_loop(sims: list[RankSim], hw: Hardware, spec: LoopSpec) -> list[list[tup
             if state is not None:
                 ready = _produce_until(sim, state, step)
                 wait = max(ready - sim.cpu, 0.0) + (sim.u(60.0, 180.0))
-                sim.cpu_op("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", wait,
-                           Category.DATALOADER)
+                sim.cpu_op("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", wait, Category.DATALOADER)
                 state.consumed[step] = sim.cpu
                 if state.spec.h2d_us:
-                    copy = sim.memcpy(K.MEMCPY_H2D, jitter(sim.u, state.spec.h2d_us, 0.05),
-                                      state.spec.batch_bytes)
+                    copy = sim.memcpy(K.MEMCPY_H2D, jitter(sim.u, state.spec.h2d_us, 0.05), state.spec.batch_bytes)
                     sim.wait_stream(COMPUTE_STREAM, copy.end)
             if spec.distractors and step == 0:
                 _warmup_storm(sim, head)
@@ -236,8 +231,7 @@ def run_loop(sims: list[RankSim], hw: Hardware, spec: LoopSpec) -> list[list[tup
         for r, sim in enumerate(sims):
             if ends:
                 sim.wait_stream(COMPUTE_STREAM, ends[-1])
-            _interpret(sim, tail, spec.slow_factor.get(r, 1.0), rng_jitter, pendings[r], phase_marks[r],
-                       spec.host_us)
+            _interpret(sim, tail, spec.slow_factor.get(r, 1.0), rng_jitter, pendings[r], phase_marks[r], spec.host_us)
             sim.idle_host(jitter(sim.u, spec.step_overhead_us, 0.2))
             sim.annotate(f"ProfilerStep#{number}", step_cpu_start[r], sim.cpu, Category.STEP)
             marks = phase_marks[r]
@@ -281,8 +275,12 @@ def _interpret(
     host_lo, host_hi = host_us
     for op in ops:
         if op.kind == "kernel":  # the hot path: jitter() and idle_host() inlined, same draws in the same order
-            launch(op.name, op.us * slow * u(1.0 - spread, 1.0 + spread), op.metric,
-                   args={"_levels": op.levels} if op.levels else None)
+            launch(
+                op.name,
+                op.us * slow * u(1.0 - spread, 1.0 + spread),
+                op.metric,
+                args={"_levels": op.levels} if op.levels else None,
+            )
             sim.cpu += u(host_lo, host_hi)
         elif op.kind == "bucket":
             pendings.append(sim.collective(op.name, jitter(sim.u, op.us, 0.02), op.nbytes))

@@ -34,7 +34,8 @@ _HOLDER = text(
     "SELECT l.pid, EXTRACT(EPOCH FROM (clock_timestamp() - a.query_start)) FROM pg_locks l "
     "LEFT JOIN pg_stat_activity a ON a.pid = l.pid "
     "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
-    "AND ((l.classid::bigint << 32) | l.objid::bigint) = :k")
+    "AND ((l.classid::bigint << 32) | l.objid::bigint) = :k"
+)
 
 
 def lock_key(deployment: str) -> int:
@@ -105,10 +106,13 @@ class LeaderLock:
         if self._conn is None:
             return False
         try:
-            mine = self._conn.execute(text(
-                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 "
-                "AND pid = pg_backend_pid() AND ((classid::bigint << 32) | objid::bigint) = :k"),
-                {"k": self.key}).scalar()
+            mine = self._conn.execute(
+                text(
+                    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 "
+                    "AND pid = pg_backend_pid() AND ((classid::bigint << 32) | objid::bigint) = :k"
+                ),
+                {"k": self.key},
+            ).scalar()
             self._conn.commit()
         except Exception as exc:
             log.warning("leader lock connection lost: %s", type(exc).__name__)
@@ -131,8 +135,10 @@ class LeaderLock:
             pid, idle = int(row[0]), row[1]
             if idle is None:
                 if not self._warned:
-                    log.warning("cannot see the leader's activity (needs the same role or pg_read_all_stats): "
-                                "a hung leader won't be replaced")
+                    log.warning(
+                        "cannot see the leader's activity (needs the same role or pg_read_all_stats): "
+                        "a hung leader won't be replaced"
+                    )
                     self._warned = True
                 return None
             if float(idle) < self.stale_seconds:

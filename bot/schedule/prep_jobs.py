@@ -82,9 +82,14 @@ def sync(scheduler: BaseScheduler, prep: PrepServices) -> int:
 
 
 def add_reveal(scheduler: BaseScheduler, question_id: int, deadline: object) -> None:
-    scheduler.add_job("bot.schedule.prep_jobs:math_reveal", trigger=DateTrigger(run_date=deadline),
-                      args=[question_id], id=f"math-reveal:{question_id}", replace_existing=True,
-                      misfire_grace_time=None)
+    scheduler.add_job(
+        "bot.schedule.prep_jobs:math_reveal",
+        trigger=DateTrigger(run_date=deadline),
+        args=[question_id],
+        id=f"math-reveal:{question_id}",
+        replace_existing=True,
+        misfire_grace_time=None,
+    )
 
 
 async def sweep(scheduler: BaseScheduler, prep: PrepServices) -> list[int]:

@@ -47,9 +47,16 @@ class SharedEngineJobStore(SQLAlchemyJobStore):
 
 
 class DrillScheduler:
-    def __init__(self, engine: DrillEngine, *, poll_seconds: float = 5.0, sweep_seconds: float = 15.0,
-                 maintenance_seconds: float = 3600.0, deployment: str | None = None,
-                 stale_seconds: float = 30.0) -> None:
+    def __init__(
+        self,
+        engine: DrillEngine,
+        *,
+        poll_seconds: float = 5.0,
+        sweep_seconds: float = 15.0,
+        maintenance_seconds: float = 3600.0,
+        deployment: str | None = None,
+        stale_seconds: float = 30.0,
+    ) -> None:
         self.engine = engine
         self.lock = LeaderLock(engine.db.engine, deployment, stale_seconds=stale_seconds)
         self.poll_seconds = poll_seconds
@@ -104,8 +111,14 @@ class DrillScheduler:
         return 1
 
     def _add_reveal_job(self, drill_id: int, deadline: datetime) -> None:
-        self.scheduler.add_job("bot.schedule.jobs:reveal", trigger=DateTrigger(run_date=deadline), args=[drill_id],
-                               id=f"reveal:{drill_id}", replace_existing=True, misfire_grace_time=None)
+        self.scheduler.add_job(
+            "bot.schedule.jobs:reveal",
+            trigger=DateTrigger(run_date=deadline),
+            args=[drill_id],
+            id=f"reveal:{drill_id}",
+            replace_existing=True,
+            misfire_grace_time=None,
+        )
 
     async def schedule_reveal(self, drill: StartedDrill) -> None:
         if self.running:
@@ -165,8 +178,12 @@ class DrillScheduler:
         self.scheduler.start()
         self._leading = True
         # Rulings made with the operator CLI reach the appellant within a minute (issue 17).
-        self.scheduler.add_job("bot.schedule.jobs:appeal_notices", trigger=IntervalTrigger(seconds=60),
-                               id="appeal-notices", replace_existing=True)
+        self.scheduler.add_job(
+            "bot.schedule.jobs:appeal_notices",
+            trigger=IntervalTrigger(seconds=60),
+            id="appeal-notices",
+            replace_existing=True,
+        )
         log.info("this replica runs the scheduler")
         self._next_sweep = self._next_maintenance = 0.0
         await self._housekeeping()
@@ -241,4 +258,3 @@ class DrillScheduler:
             task.cancel()
         self._halt()
         await asyncio.to_thread(self.lock.release)
-

@@ -14,15 +14,17 @@ from ..store.models import Channel, StudyGroup
 def channel_trigger(ch: Channel) -> CronTrigger | None:
     if ch.schedule_hour is None or not ch.enabled:
         return None
-    return CronTrigger(day_of_week=ch.weekdays, hour=ch.schedule_hour, minute=ch.schedule_minute,
-                       timezone=ZoneInfo(ch.timezone))
+    return CronTrigger(
+        day_of_week=ch.weekdays, hour=ch.schedule_hour, minute=ch.schedule_minute, timezone=ZoneInfo(ch.timezone)
+    )
 
 
 def group_trigger(g: StudyGroup) -> CronTrigger | None:
     if not g.schedule_hours or g.channel_id is None:
         return None
-    return CronTrigger(day_of_week=g.weekdays, hour=g.schedule_hours, minute=g.schedule_minute,
-                       timezone=ZoneInfo(g.timezone))
+    return CronTrigger(
+        day_of_week=g.weekdays, hour=g.schedule_hours, minute=g.schedule_minute, timezone=ZoneInfo(g.timezone)
+    )
 
 
 def last_fire(trigger: Any, now: datetime, grace_seconds: float) -> datetime | None:

@@ -35,8 +35,13 @@ def normalize_url(url: str) -> str:
     return url
 
 
-PG_KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
-                 "tcp_user_timeout": 30_000}
+PG_KEEPALIVES = {
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 5,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 30_000,
+}
 
 
 def check_url(url: str) -> None:
@@ -67,8 +72,9 @@ def make_engine(url: str | None = None) -> Engine:
     # hide_parameters: SQL errors never carry bound values (tokens, answers) into logs or tracebacks.
     # Keepalives: a dead server or network shows up as an error within ~30 s instead of a hang, which is
     # what lets the scheduler's leader notice it lost its lock connection.
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10, hide_parameters=True,
-                         connect_args=PG_KEEPALIVES)
+    return create_engine(
+        url, pool_pre_ping=True, pool_size=10, max_overflow=10, hide_parameters=True, connect_args=PG_KEEPALIVES
+    )
 
 
 def begin_write(s: Session) -> None:

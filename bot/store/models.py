@@ -147,7 +147,8 @@ class Drill(Base):
     channel_id: Mapped[int] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"))
     group_id: Mapped[int | None] = mapped_column(ForeignKey("study_groups.id", ondelete="SET NULL"), nullable=True)
     trace_id: Mapped[int | None] = mapped_column(  # a drill made from a team's own trace
-        ForeignKey("trace_uploads.id", ondelete="SET NULL", name="fk_drills_trace_id"), nullable=True)
+        ForeignKey("trace_uploads.id", ondelete="SET NULL", name="fk_drills_trace_id"), nullable=True
+    )
     signature: Mapped[str] = mapped_column(String(32))
     seed: Mapped[int] = mapped_column(Integer)
     difficulty: Mapped[str] = mapped_column(String(8))

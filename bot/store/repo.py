@@ -32,8 +32,9 @@ def _get_or_create(s: Session, model: type[T], lookup: dict[str, Any], defaults:
 
 
 def workspace(s: Session, platform: str, external_id: str, name: str, now: datetime) -> Workspace:
-    return _get_or_create(s, Workspace, {"platform": platform, "external_id": external_id},
-                          {"name": clean_name(name), "created_at": now})
+    return _get_or_create(
+        s, Workspace, {"platform": platform, "external_id": external_id}, {"name": clean_name(name), "created_at": now}
+    )
 
 
 def channel(s: Session, ws: Workspace, external_id: str, name: str = "") -> Channel:
@@ -67,8 +68,12 @@ def drill(s: Session, workspace_id: int, drill_id: int, *, for_update: bool = Fa
 
 
 def recent_drills(s: Session, workspace_id: int, channel_id: int, limit: int = 20) -> list[Drill]:
-    q = (select(Drill).where(Drill.workspace_id == workspace_id, Drill.channel_id == channel_id)
-         .order_by(Drill.posted_at.desc(), Drill.id.desc()).limit(limit))
+    q = (
+        select(Drill)
+        .where(Drill.workspace_id == workspace_id, Drill.channel_id == channel_id)
+        .order_by(Drill.posted_at.desc(), Drill.id.desc())
+        .limit(limit)
+    )
     return list(s.scalars(q))
 
 
@@ -77,11 +82,20 @@ def used_seeds(s: Session, workspace_id: int, channel_id: int) -> set[int]:
     return set(s.scalars(q))
 
 
-def accuracy_by_signature(s: Session, workspace_id: int, since: datetime, *, channel_id: int | None = None,
-                          group_id: int | None = None, user_id: int | None = None) -> dict[str, tuple[float, int]]:
-    q = (select(Attempt.signature, func.avg(Attempt.score), func.count())
-         .where(Attempt.workspace_id == workspace_id, Attempt.late.is_(False), Attempt.submitted_at >= since)
-         .group_by(Attempt.signature))
+def accuracy_by_signature(
+    s: Session,
+    workspace_id: int,
+    since: datetime,
+    *,
+    channel_id: int | None = None,
+    group_id: int | None = None,
+    user_id: int | None = None,
+) -> dict[str, tuple[float, int]]:
+    q = (
+        select(Attempt.signature, func.avg(Attempt.score), func.count())
+        .where(Attempt.workspace_id == workspace_id, Attempt.late.is_(False), Attempt.submitted_at >= since)
+        .group_by(Attempt.signature)
+    )
     if channel_id is not None:
         q = q.where(Attempt.channel_id == channel_id)
     if group_id is not None:
@@ -98,8 +112,9 @@ def _revealable() -> tuple[Any, ...]:
 
 def claim_reveal(s: Session, workspace_id: int, drill_id: int, now: datetime, *, force: bool) -> bool:
     """Atomically mark a drill revealed; True for exactly one caller, however many race."""
-    q = update(Drill).where(Drill.id == drill_id, Drill.workspace_id == workspace_id, Drill.revealed_at.is_(None),
-                            *_revealable())
+    q = update(Drill).where(
+        Drill.id == drill_id, Drill.workspace_id == workspace_id, Drill.revealed_at.is_(None), *_revealable()
+    )
     if not force:
         q = q.where(Drill.deadline_at <= now)
     result = s.execute(q.values(revealed_at=now).execution_options(synchronize_session=False))
@@ -108,26 +123,28 @@ def claim_reveal(s: Session, workspace_id: int, drill_id: int, now: datetime, *,
 
 def release_reveal(s: Session, drill_id: int) -> None:
     """Undo a claim whose post failed, so a later sweep reveals the drill."""
-    s.execute(update(Drill).where(Drill.id == drill_id).values(revealed_at=None)
-              .execution_options(synchronize_session=False))
+    s.execute(
+        update(Drill).where(Drill.id == drill_id).values(revealed_at=None).execution_options(synchronize_session=False)
+    )
 
 
 def overdue_drills(s: Session, now: datetime) -> list[tuple[int, int]]:
     """(workspace id, drill id) of every drill past its deadline and not yet revealed, across workspaces:
     the scheduler's sweep is the one caller that works for all of them."""
-    q = select(Drill.workspace_id, Drill.id).where(Drill.revealed_at.is_(None), Drill.deadline_at <= now,
-                                                   *_revealable())
+    q = select(Drill.workspace_id, Drill.id).where(
+        Drill.revealed_at.is_(None), Drill.deadline_at <= now, *_revealable()
+    )
     return [(int(w), int(d)) for w, d in s.execute(q)]
 
 
 def pending_drills(s: Session, now: datetime) -> list[tuple[int, datetime]]:
-    q = select(Drill.id, Drill.deadline_at).where(Drill.revealed_at.is_(None), Drill.deadline_at > now,
-                                                  *_revealable())
+    q = select(Drill.id, Drill.deadline_at).where(Drill.revealed_at.is_(None), Drill.deadline_at > now, *_revealable())
     return [(int(i), d) for i, d in s.execute(q)]
 
 
 def purge_delivery_keys(s: Session, before: datetime) -> int:
     """Forget idempotency keys older than any redelivery (Slack retries for ~30 min, Discord for 15)."""
-    result = s.execute(delete(DeliveryKey).where(DeliveryKey.created_at < before)
-                       .execution_options(synchronize_session=False))
+    result = s.execute(
+        delete(DeliveryKey).where(DeliveryKey.created_at < before).execution_options(synchronize_session=False)
+    )
     return int(result.rowcount)  # type: ignore[attr-defined]

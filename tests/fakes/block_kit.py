@@ -40,8 +40,11 @@ def _element(el: dict[str, Any], where: str) -> str | None:
         most = 100 if kind.endswith("select") else 10  # radio buttons and checkboxes take at most 10
         if not 1 <= len(options) <= most:
             return f"{where}: {len(options)} options, 1..{most} allowed"
-        for i, opt in enumerate(options + ([el["initial_option"]] if el.get("initial_option") else [])
-                                + list(el.get("initial_options") or [])):
+        for i, opt in enumerate(
+            options
+            + ([el["initial_option"]] if el.get("initial_option") else [])
+            + list(el.get("initial_options") or [])
+        ):
             err = _text(opt.get("text"), 75, f"{where}.options[{i}]")
             if err or len(str(opt.get("value", ""))) > 150:
                 return err or f"{where}.options[{i}]: value over 150"
@@ -110,8 +113,9 @@ def check_blocks(blocks: Any, surface: str = "message") -> str | None:
         elif kind == "input":
             if surface == "message":
                 return f"{where}: input blocks only in modals and App Home"
-            if err := _text(b.get("label"), 2000, f"{where}.label") or _element(b.get("element") or {},
-                                                                                f"{where}.element"):
+            if err := _text(b.get("label"), 2000, f"{where}.label") or _element(
+                b.get("element") or {}, f"{where}.element"
+            ):
                 return err
         elif kind == "divider":
             continue

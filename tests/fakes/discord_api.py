@@ -15,15 +15,24 @@ from aiohttp import web
 
 from .loopback import serve
 
-BOT = {"id": "900", "username": "tracedrill", "discriminator": "0", "global_name": "tracedrill", "avatar": None,
-       "bot": True, "flags": 0, "public_flags": 0}
+BOT = {
+    "id": "900",
+    "username": "tracedrill",
+    "discriminator": "0",
+    "global_name": "tracedrill",
+    "avatar": None,
+    "bot": True,
+    "flags": 0,
+    "public_flags": 0,
+}
 APP_ID = "901"
 
 
 def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
     """discord.py compares the content type exactly, so no charset suffix."""
-    return web.Response(body=json.dumps(data).encode(), status=status,
-                        headers={"Content-Type": "application/json", **(headers or {})})
+    return web.Response(
+        body=json.dumps(data).encode(), status=status, headers={"Content-Type": "application/json", **(headers or {})}
+    )
 
 
 def _error(code: int) -> web.Response:
@@ -43,8 +52,12 @@ class Call:
 MISSING_PERMISSIONS = 50013
 CANNOT_DM = 50007
 WRONG_CHANNEL_TYPE = 50024
-ERROR_TEXT = {MISSING_PERMISSIONS: "Missing Permissions", CANNOT_DM: "Cannot send messages to this user",
-              WRONG_CHANNEL_TYPE: "Cannot execute action on this channel type", 10003: "Unknown Channel"}
+ERROR_TEXT = {
+    MISSING_PERMISSIONS: "Missing Permissions",
+    CANNOT_DM: "Cannot send messages to this user",
+    WRONG_CHANNEL_TYPE: "Cannot execute action on this channel type",
+    10003: "Unknown Channel",
+}
 
 
 @dataclass
@@ -77,8 +90,10 @@ class FakeDiscordAPI:
             if len(found) >= count:
                 return found
             await asyncio.sleep(0.02)
-        raise AssertionError(f"{method} {path_part}: {len(self.of(method, path_part))} calls, wanted {count}; "
-                             f"{[(c.method, c.path) for c in self.calls]}")
+        raise AssertionError(
+            f"{method} {path_part}: {len(self.of(method, path_part))} calls, wanted {count}; "
+            f"{[(c.method, c.path) for c in self.calls]}"
+        )
 
     async def start(self) -> str:
         app = web.Application(client_max_size=50 * 2**20)
@@ -107,10 +122,24 @@ class FakeDiscordAPI:
     def _message(self, channel_id: str, payload: Any) -> dict[str, Any]:
         now = datetime.now(UTC).isoformat()
         payload = payload if isinstance(payload, dict) else {}
-        return {"id": str(next(self._ids)), "channel_id": channel_id, "type": 0, "content": payload.get("content", ""),
-                "author": BOT, "attachments": [], "embeds": payload.get("embeds", []), "mentions": [],
-                "mention_roles": [], "pinned": False, "mention_everyone": False, "tts": False, "timestamp": now,
-                "edited_timestamp": None, "flags": payload.get("flags", 0), "components": []}
+        return {
+            "id": str(next(self._ids)),
+            "channel_id": channel_id,
+            "type": 0,
+            "content": payload.get("content", ""),
+            "author": BOT,
+            "attachments": [],
+            "embeds": payload.get("embeds", []),
+            "mentions": [],
+            "mention_roles": [],
+            "pinned": False,
+            "mention_everyone": False,
+            "tts": False,
+            "timestamp": now,
+            "edited_timestamp": None,
+            "flags": payload.get("flags", 0),
+            "components": [],
+        }
 
     def fail(self, method: str, path_part: str, code: int, times: int = 1) -> None:
         self.failures.append(Failure(method, path_part, code, times))
@@ -120,9 +149,11 @@ class FakeDiscordAPI:
             if f.times > 0 and f.method == method and f.path_part in path:
                 f.times -= 1
                 if f.code == 429:
-                    return _json({"message": "You are being rate limited.", "retry_after": 0.5, "global": False},
-                                 status=429, headers={"Retry-After": "0.5", "X-RateLimit-Scope": "user",
-                                                     "Via": "1.1 google"})  # discord.py's check for Discord
+                    return _json(
+                        {"message": "You are being rate limited.", "retry_after": 0.5, "global": False},
+                        status=429,
+                        headers={"Retry-After": "0.5", "X-RateLimit-Scope": "user", "Via": "1.1 google"},
+                    )  # discord.py's check for Discord
                 return _error(f.code)
         return None
 
@@ -137,18 +168,35 @@ class FakeDiscordAPI:
         if path == "/users/@me":
             return _json(BOT)
         if path == "/oauth2/applications/@me":
-            return _json({"id": APP_ID, "name": "tracedrill", "description": "", "icon": None,
-                                      "bot_public": True, "bot_require_code_grant": False, "owner": BOT,
-                                      "verify_key": "x", "flags": 0})
+            return _json(
+                {
+                    "id": APP_ID,
+                    "name": "tracedrill",
+                    "description": "",
+                    "icon": None,
+                    "bot_public": True,
+                    "bot_require_code_grant": False,
+                    "owner": BOT,
+                    "verify_key": "x",
+                    "flags": 0,
+                }
+            )
         if parts[0] == "applications" and "commands" in parts:
             if request.method == "PUT":
                 self.commands["/".join(parts[:-1])] = list(payload or [])
-                return _json([{**c, "id": str(next(self._ids)), "application_id": APP_ID, "version": "1"}
-                              for c in payload or []])
+                return _json(
+                    [{**c, "id": str(next(self._ids)), "application_id": APP_ID, "version": "1"} for c in payload or []]
+                )
             return _json([])
         if parts[0] == "interactions" and parts[-1] == "callback":
-            body = {"interaction": {"id": parts[1], "type": 2, "response_message_loading": False,
-                                    "response_message_ephemeral": True}}
+            body = {
+                "interaction": {
+                    "id": parts[1],
+                    "type": 2,
+                    "response_message_loading": False,
+                    "response_message_ephemeral": True,
+                }
+            }
             return _json(body)
         if parts[0] == "webhooks":
             return _json(self._message("0", payload))
@@ -158,15 +206,30 @@ class FakeDiscordAPI:
                 self.calls[-1].failed = True
                 return _error(WRONG_CHANNEL_TYPE)
             if message_id in self.threads:
-                return _json({"code": 160004, "message": "A thread has already been created for "
-                                          "this message"}, status=400)
+                return _json(
+                    {"code": 160004, "message": "A thread has already been created for this message"}, status=400
+                )
             self.threads.add(message_id)
-            return _json({"id": message_id, "type": 11, "guild_id": "1", "parent_id": parts[1],
-                                      "name": (payload or {}).get("name", "t"), "owner_id": BOT["id"],
-                                      "thread_metadata": {"archived": False, "auto_archive_duration": 1440,
-                                                          "archive_timestamp": datetime.now(UTC).isoformat(),
-                                                          "locked": False},
-                                      "message_count": 0, "member_count": 1, "rate_limit_per_user": 0, "flags": 0})
+            return _json(
+                {
+                    "id": message_id,
+                    "type": 11,
+                    "guild_id": "1",
+                    "parent_id": parts[1],
+                    "name": (payload or {}).get("name", "t"),
+                    "owner_id": BOT["id"],
+                    "thread_metadata": {
+                        "archived": False,
+                        "auto_archive_duration": 1440,
+                        "archive_timestamp": datetime.now(UTC).isoformat(),
+                        "locked": False,
+                    },
+                    "message_count": 0,
+                    "member_count": 1,
+                    "rate_limit_per_user": 0,
+                    "flags": 0,
+                }
+            )
         if parts[0] == "channels" and parts[-1] == "messages":
             if self.dm_channels.get(parts[1]) in self.closed_dms:
                 self.calls[-1].failed = True

@@ -50,8 +50,9 @@ class FakeSlackAPI:
             if len(self.of(method)) >= count:
                 return self.of(method)
             await asyncio.sleep(0.02)
-        raise AssertionError(f"{method} called {len(self.of(method))} times, wanted {count}: "
-                             f"{[c.method for c in self.calls]}")
+        raise AssertionError(
+            f"{method} called {len(self.of(method))} times, wanted {count}: {[c.method for c in self.calls]}"
+        )
 
     async def start(self) -> str:
         app = web.Application(client_max_size=50 * 2**20)
@@ -103,8 +104,13 @@ class FakeSlackAPI:
         invalid = self._check(method, params)
         if invalid is not None:
             self.calls.append(Call(method + ":invalid", {**params, "why": invalid}))
-            return web.json_response({"ok": False, "error": "invalid_blocks" if "blocks" in params else
-                                      "invalid_arguments", "response_metadata": {"messages": [invalid]}})
+            return web.json_response(
+                {
+                    "ok": False,
+                    "error": "invalid_blocks" if "blocks" in params else "invalid_arguments",
+                    "response_metadata": {"messages": [invalid]},
+                }
+            )
         self.calls.append(Call(method, params))
         return web.json_response(self._answer(method, params))
 
@@ -158,15 +164,34 @@ class FakeSlackAPI:
             files = json.loads(raw) if isinstance(raw, str) else raw
             return {"ok": True, "files": [{"id": f.get("id"), "title": f.get("title")} for f in files or []]}
         if method == "files.list":
-            return {"ok": True, "files": [{"id": f"F{i}", "name": n, "size": len(b), "created": 1700000000 + i,
-                                           "url_private": f"{self.base}/files/{n}", **self.file_meta.get(n, {})}
-                                          for i, (n, b) in enumerate(self.shared_files.items())]}
+            return {
+                "ok": True,
+                "files": [
+                    {
+                        "id": f"F{i}",
+                        "name": n,
+                        "size": len(b),
+                        "created": 1700000000 + i,
+                        "url_private": f"{self.base}/files/{n}",
+                        **self.file_meta.get(n, {}),
+                    }
+                    for i, (n, b) in enumerate(self.shared_files.items())
+                ],
+            }
         if method == "users.info":
             uid = params.get("user", "")
             name = self.names.get(uid, "")
-            return {"ok": True, "user": {"id": uid, "name": uid.lower(), "is_admin": uid in self.admins,
-                                         "is_owner": False, "real_name": name,
-                                         "profile": {"display_name": name, "real_name": name}}}
+            return {
+                "ok": True,
+                "user": {
+                    "id": uid,
+                    "name": uid.lower(),
+                    "is_admin": uid in self.admins,
+                    "is_owner": False,
+                    "real_name": name,
+                    "profile": {"display_name": name, "real_name": name},
+                },
+            }
         return {"ok": True}
 
     async def _socket(self, request: web.Request) -> web.WebSocketResponse:
@@ -174,8 +199,9 @@ class FakeSlackAPI:
         ws = web.WebSocketResponse(autoping=True)
         await ws.prepare(request)
         self.sockets.append(ws)
-        await ws.send_json({"type": "hello", "num_connections": 1, "debug_info": {"host": "fake"},
-                            "connection_info": {"app_id": "A1"}})
+        await ws.send_json(
+            {"type": "hello", "num_connections": 1, "debug_info": {"host": "fake"}, "connection_info": {"app_id": "A1"}}
+        )
         async for msg in ws:
             if msg.type == web.WSMsgType.TEXT:
                 self.socket_acks.append(json.loads(msg.data))
@@ -198,8 +224,12 @@ class FakeSlackAPI:
 
     async def _upload(self, request: web.Request) -> web.Response:
         body = await request.read()
-        self.calls.append(Call("upload", {"file_id": request.match_info["file_id"], "bytes": len(body),
-                                          "png": b"\x89PNG" in body[:2000]}))
+        self.calls.append(
+            Call(
+                "upload",
+                {"file_id": request.match_info["file_id"], "bytes": len(body), "png": b"\x89PNG" in body[:2000]},
+            )
+        )
         return web.Response(text=f"OK - {len(body)}")
 
     async def _file(self, request: web.Request) -> web.Response:

@@ -33,13 +33,19 @@ class HintButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=HINT_T
     on_press: Press | None = None  # bound by DiscordAppeals
 
     def __init__(self, drill_id: int) -> None:
-        super().__init__(discord.ui.Button(label="Hint (costs points)", style=discord.ButtonStyle.secondary,
-                                           custom_id=f"tracedrill:hint:{drill_id}"))
+        super().__init__(
+            discord.ui.Button(
+                label="Hint (costs points)",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"tracedrill:hint:{drill_id}",
+            )
+        )
         self.drill_id = drill_id
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
-                             match: re.Match[str]) -> HintButton:
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> HintButton:
         return cls(int(match["drill"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
@@ -51,13 +57,19 @@ class AppealButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=APPE
     on_press: Press | None = None
 
     def __init__(self, drill_id: int) -> None:
-        super().__init__(discord.ui.Button(label="Appeal this grade", style=discord.ButtonStyle.secondary,
-                                           custom_id=f"tracedrill:appeal:{drill_id}"))
+        super().__init__(
+            discord.ui.Button(
+                label="Appeal this grade",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"tracedrill:appeal:{drill_id}",
+            )
+        )
         self.drill_id = drill_id
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
-                             match: re.Match[str]) -> AppealButton:
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> AppealButton:
         return cls(int(match["drill"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
@@ -70,15 +82,25 @@ OnAppeal = Callable[[discord.Interaction, int, str, str], Awaitable[None]]
 
 class AppealModal(discord.ui.Modal):
     def __init__(self, drill_id: int, on_appeal: OnAppeal) -> None:
-        super().__init__(title=f"Appeal drill #{drill_id}", custom_id=f"tracedrill:appealmodal:{drill_id}",
-                         timeout=None)
+        super().__init__(
+            title=f"Appeal drill #{drill_id}", custom_id=f"tracedrill:appealmodal:{drill_id}", timeout=None
+        )
         self.drill_id, self.on_appeal = drill_id, on_appeal
         self.part: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            label="Which part: all, signature, measurement or fix", default="all", max_length=11, required=True,
-            custom_id="tracedrill:appeal:part")
+            label="Which part: all, signature, measurement or fix",
+            default="all",
+            max_length=11,
+            required=True,
+            custom_id="tracedrill:appeal:part",
+        )
         self.reason: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            label="Why is the grade wrong?", style=discord.TextStyle.paragraph, min_length=1, max_length=1000,
-            required=True, custom_id="tracedrill:appeal:reason")
+            label="Why is the grade wrong?",
+            style=discord.TextStyle.paragraph,
+            min_length=1,
+            max_length=1000,
+            required=True,
+            custom_id="tracedrill:appeal:reason",
+        )
         self.add_item(self.part)
         self.add_item(self.reason)
 
@@ -93,8 +115,7 @@ def feedback_view(drill_id: int) -> discord.ui.View:
 
 
 def _user(interaction: discord.Interaction) -> UserRef:
-    return UserRef(PLATFORM, str(interaction.guild_id or ""), str(interaction.user.id),
-                   interaction.user.display_name)
+    return UserRef(PLATFORM, str(interaction.guild_id or ""), str(interaction.user.id), interaction.user.display_name)
 
 
 class DiscordAppeals:
@@ -134,8 +155,9 @@ class DiscordAppeals:
     async def may_review(self, interaction: discord.Interaction) -> bool:
         perms = interaction.permissions
         roles = [str(r.id) for r in getattr(interaction.user, "roles", [])]
-        return await self.appeals.may_review(_user(interaction), is_admin=perms.manage_guild or perms.administrator,
-                                             groups=roles)
+        return await self.appeals.may_review(
+            _user(interaction), is_admin=perms.manage_guild or perms.administrator, groups=roles
+        )
 
     def _register(self, tree: app_commands.CommandTree[Any]) -> None:
         @tree.command(name="trace-appeals", description="Reviewers: appeals in this server (open by default)")
@@ -150,21 +172,36 @@ class DiscordAppeals:
                 text = "Only reviewers see appeals (Manage Server, or a person or role set as reviewer)."
             else:
                 rows = await self.appeals.list_appeals(PLATFORM, str(interaction.guild_id or ""), status)
-                text = "\n".join(
-                    f"#{a.appeal_id} · drill #{a.drill_id} · {discord.utils.escape_markdown(a.user)} · {a.part}: "
-                    f"{discord.utils.escape_markdown(a.reason)[:200]}" for a in rows) or f"No {status} appeals."
+                text = (
+                    "\n".join(
+                        f"#{a.appeal_id} · drill #{a.drill_id} · {discord.utils.escape_markdown(a.user)} · {a.part}: "
+                        f"{discord.utils.escape_markdown(a.reason)[:200]}"
+                        for a in rows
+                    )
+                    or f"No {status} appeals."
+                )
             await interaction.followup.send(text[:2000], ephemeral=True, allowed_mentions=NO_PINGS)
 
         @tree.command(name="trace-rule", description="Reviewers: rule on one part of an appeal")
         @app_commands.guild_only()
-        @app_commands.choices(part=[app_commands.Choice(name=p, value=p) for p in PARTS],
-                              decision=[app_commands.Choice(name=d, value=d) for d in ("accept", "reject")],
-                              credit=[app_commands.Choice(name=c, value=c) for c in ("1", "0.5", "0")])
-        async def rule(interaction: discord.Interaction, appeal: int, part: str, decision: str,
-                       credit: str | None = None, note: str = "", remember: str | None = None) -> None:
+        @app_commands.choices(
+            part=[app_commands.Choice(name=p, value=p) for p in PARTS],
+            decision=[app_commands.Choice(name=d, value=d) for d in ("accept", "reject")],
+            credit=[app_commands.Choice(name=c, value=c) for c in ("1", "0.5", "0")],
+        )
+        async def rule(
+            interaction: discord.Interaction,
+            appeal: int,
+            part: str,
+            decision: str,
+            credit: str | None = None,
+            note: str = "",
+            remember: str | None = None,
+        ) -> None:
             if part not in PARTS or decision not in ("accept", "reject") or credit not in (None, "0", "0.5", "1"):
-                await interaction.response.send_message("Choose a part, accept or reject, and a credit of 0, 0.5 "
-                                                        "or 1.", ephemeral=True)
+                await interaction.response.send_message(
+                    "Choose a part, accept or reject, and a credit of 0, 0.5 or 1.", ephemeral=True
+                )
                 return
             await interaction.response.defer(ephemeral=True)
             if not await self.may_review(interaction):
@@ -172,16 +209,26 @@ class DiscordAppeals:
                 return
             try:
                 ruling = await self.appeals.resolve(
-                    PLATFORM, str(interaction.guild_id or ""), appeal, accept=decision == "accept", part=part,
-                    reviewer=str(interaction.user.id), credit=None if credit is None else float(credit),
-                    note=note, remember=remember, told=True)
+                    PLATFORM,
+                    str(interaction.guild_id or ""),
+                    appeal,
+                    accept=decision == "accept",
+                    part=part,
+                    reviewer=str(interaction.user.id),
+                    credit=None if credit is None else float(credit),
+                    note=note,
+                    remember=remember,
+                    told=True,
+                )
             except DrillError as exc:
                 await interaction.followup.send(str(exc)[:2000], ephemeral=True, allowed_mentions=NO_PINGS)
                 return
             await interaction.followup.send(
                 f"Appeal #{appeal}: {part} {ruling.status}; points {ruling.points_before} → {ruling.points}."
                 + (f" Remembered “{ruling.remembered}” for this server." if ruling.remembered else ""),
-                ephemeral=True, allowed_mentions=NO_PINGS)
+                ephemeral=True,
+                allowed_mentions=NO_PINGS,
+            )
             try:
                 person = await self.bot.client.fetch_user(int(ruling.appellant.user))
                 await person.send(ruling.appellant_text(note)[:2000], allowed_mentions=NO_PINGS)

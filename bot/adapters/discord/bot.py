@@ -39,15 +39,23 @@ ECHO_CHARS = 500
 # The invite link's permissions: View Channel, Send Messages, Send Messages in Threads, Create Public Threads,
 # Embed Links, Attach Files, Read Message History. Not Manage Threads. The README quotes this value.
 INVITE_PERMISSIONS = discord.Permissions(
-    view_channel=True, send_messages=True, send_messages_in_threads=True, create_public_threads=True,
-    embed_links=True, attach_files=True, read_message_history=True)
-HELP = ("**tracedrill** — `/trace` (a drill now; `signature:` to drill one) · `/trace-leaderboard [period]` · "
-        "`/trace-stats` · `/trace-schedule days:weekdays time:09:30 timezone:Europe/Berlin` (Manage Server; "
-        "`days:off` stops it) · `/trace-group action:create|join|leave|list|leaderboard name:<group>` · "
-        "`/trace-analyze trace:<your .json/.json.gz>` · `/trace-me` (your home: stats, feedback, chart) · "
-        "`/trace-config` (Manage Server: answer time, difficulty, signatures, schedule) · `/trace-help`. "
-        "Press **Submit diagnosis** under a drill "
-        "to answer; the reveal arrives in its thread.")
+    view_channel=True,
+    send_messages=True,
+    send_messages_in_threads=True,
+    create_public_threads=True,
+    embed_links=True,
+    attach_files=True,
+    read_message_history=True,
+)
+HELP = (
+    "**tracedrill** — `/trace` (a drill now; `signature:` to drill one) · `/trace-leaderboard [period]` · "
+    "`/trace-stats` · `/trace-schedule days:weekdays time:09:30 timezone:Europe/Berlin` (Manage Server; "
+    "`days:off` stops it) · `/trace-group action:create|join|leave|list|leaderboard name:<group>` · "
+    "`/trace-analyze trace:<your .json/.json.gz>` · `/trace-me` (your home: stats, feedback, chart) · "
+    "`/trace-config` (Manage Server: answer time, difficulty, signatures, schedule) · `/trace-help`. "
+    "Press **Submit diagnosis** under a drill "
+    "to answer; the reveal arrives in its thread."
+)
 
 
 def refs(interaction: discord.Interaction) -> tuple[ChannelRef, UserRef]:
@@ -114,8 +122,7 @@ class TraceBot:
         previous: str | None = None
         with contextlib.suppress(TimeoutError, DrillError):  # reopening shows your last answer, to revise
             previous = await asyncio.wait_for(self.service.last_answer(drill_id, user), PREFILL_SECONDS)
-        await interaction.response.send_modal(DiagnosisModal(drill_id, self.settings.max_answer_chars,
-                                                             previous or ""))
+        await interaction.response.send_modal(DiagnosisModal(drill_id, self.settings.max_answer_chars, previous or ""))
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """Answer-form submissions, whichever opening of the form they come from (see views.py)."""
@@ -135,8 +142,9 @@ class TraceBot:
             await interaction.followup.send("Write a diagnosis first.", ephemeral=True)
             return
         if len(text) > self.settings.max_answer_chars:
-            await interaction.followup.send(f"Keep it under {self.settings.max_answer_chars:,} characters.",
-                                            ephemeral=True)
+            await interaction.followup.send(
+                f"Keep it under {self.settings.max_answer_chars:,} characters.", ephemeral=True
+            )
             return
         try:
             outcome = await self.engine.submit(drill_id, user, text, idempotency_key=f"interaction:{interaction.id}")
@@ -169,8 +177,11 @@ class TraceBot:
         try:
             home = await self.homes.home(user)
             text = home.text(self.engine.answer_seconds)
-            embed = discord.Embed(title=f"{interaction.user.display_name} — tracedrill"[:256],
-                                  description=text[:4000], colour=discord.Colour.blurple())
+            embed = discord.Embed(
+                title=f"{interaction.user.display_name} — tracedrill"[:256],
+                description=text[:4000],
+                colour=discord.Colour.blurple(),
+            )
             files = []
             if home.stats is not None:
                 png = await self.homes.chart(home)
@@ -187,8 +198,11 @@ class TraceBot:
             current = await self.service.config.get(channel)
         else:
             current = await self.service.config.apply(channel, change)
-        return ("Saved. " if change else "") + current.summary(self.engine.answer_seconds) + (
-            "\nOn Discord people answer with the **Submit diagnosis** form; answers stay hidden until the reveal.")
+        return (
+            ("Saved. " if change else "")
+            + current.summary(self.engine.answer_seconds)
+            + ("\nOn Discord people answer with the **Submit diagnosis** form; answers stay hidden until the reveal.")
+        )
 
     async def _analyze(self, interaction: discord.Interaction, trace: discord.Attachment) -> None:
         from ...analyze.service import AnalysisError, analyze_bytes
@@ -256,16 +270,20 @@ class TraceBot:
             _, user = refs(interaction)
             self.background(self._reply_later(interaction, service.stats_text(user)))
 
-        @tree.command(name="trace-schedule", description="Daily drill: e.g. days=weekdays time=09:30 "
-                                                          "timezone=Europe/Berlin, or days=off")
+        @tree.command(
+            name="trace-schedule",
+            description="Daily drill: e.g. days=weekdays time=09:30 timezone=Europe/Berlin, or days=off",
+        )
         @app_commands.guild_only()
         @app_commands.default_permissions(manage_guild=True)
-        async def schedule(interaction: discord.Interaction, days: str, time: str = "09:30",
-                           timezone: str = "UTC") -> None:
+        async def schedule(
+            interaction: discord.Interaction, days: str, time: str = "09:30", timezone: str = "UTC"
+        ) -> None:
             perms = interaction.permissions
             if not (perms.manage_guild or perms.administrator):  # default_permissions is only a default
-                await interaction.response.send_message("You need Manage Server to change the schedule.",
-                                                        ephemeral=True)
+                await interaction.response.send_message(
+                    "You need Manage Server to change the schedule.", ephemeral=True
+                )
                 return
             cmd = parse("schedule off" if days.strip().lower() == "off" else f"schedule {days} {time} {timezone}")
             if cmd.name == "usage":
@@ -273,8 +291,11 @@ class TraceBot:
                 return
             await interaction.response.defer(ephemeral=True)
             channel, _ = refs(interaction)
-            work = (service.schedule_off(channel) if cmd.name == "schedule_off" else
-                    service.set_schedule(channel, cmd.weekdays, cmd.hour, cmd.minute, cmd.timezone))
+            work = (
+                service.schedule_off(channel)
+                if cmd.name == "schedule_off"
+                else service.set_schedule(channel, cmd.weekdays, cmd.hour, cmd.minute, cmd.timezone)
+            )
             self.background(self._reply_later(interaction, work))
 
         @tree.command(name="trace-group", description="Study groups: create, join, leave, list, leaderboard")
@@ -282,8 +303,9 @@ class TraceBot:
         @app_commands.choices(action=GROUP_ACTIONS)
         async def group(interaction: discord.Interaction, action: str, name: str = "") -> None:
             if action not in ("create", "join", "leave", "list", "leaderboard") or (action != "list" and not name):
-                await interaction.response.send_message("Use an action and a group name (list needs none).",
-                                                        ephemeral=True)
+                await interaction.response.send_message(
+                    "Use an action and a group name (list needs none).", ephemeral=True
+                )
                 return
             await interaction.response.defer(ephemeral=True)
             channel, user = refs(interaction)
@@ -312,23 +334,36 @@ class TraceBot:
         @app_commands.guild_only()
         @app_commands.default_permissions(manage_guild=True)
         @app_commands.choices(difficulty=DIFFICULTY_CHOICES)
-        @app_commands.describe(answer_seconds="Answer time in seconds (30 to 86400)",
-                               signatures="Signature mix, comma separated, or 'all'",
-                               schedule="Daily drill, e.g. 'weekdays 09:30 Europe/Berlin', or 'off'")
-        async def config(interaction: discord.Interaction, answer_seconds: int | None = None,
-                         difficulty: str | None = None, signatures: str | None = None,
-                         schedule: str | None = None) -> None:
+        @app_commands.describe(
+            answer_seconds="Answer time in seconds (30 to 86400)",
+            signatures="Signature mix, comma separated, or 'all'",
+            schedule="Daily drill, e.g. 'weekdays 09:30 Europe/Berlin', or 'off'",
+        )
+        async def config(
+            interaction: discord.Interaction,
+            answer_seconds: int | None = None,
+            difficulty: str | None = None,
+            signatures: str | None = None,
+            schedule: str | None = None,
+        ) -> None:
             perms = interaction.permissions
             if not (perms.manage_guild or perms.administrator):  # default_permissions is only a default
-                await interaction.response.send_message("You need Manage Server to change this channel's settings.",
-                                                        ephemeral=True)
+                await interaction.response.send_message(
+                    "You need Manage Server to change this channel's settings.", ephemeral=True
+                )
                 return
             asked = any(v is not None for v in (answer_seconds, difficulty, signatures, schedule))
             try:
                 mix = parse_signatures(signatures) if signatures is not None else ()
-                change = validate(ConfigChange(answer_seconds=answer_seconds, difficulty=difficulty,
-                                               signature_mix=mix or None,
-                                               all_signatures=signatures is not None and not mix, schedule=schedule))
+                change = validate(
+                    ConfigChange(
+                        answer_seconds=answer_seconds,
+                        difficulty=difficulty,
+                        signature_mix=mix or None,
+                        all_signatures=signatures is not None and not mix,
+                        schedule=schedule,
+                    )
+                )
             except DrillError as exc:
                 await interaction.response.send_message(str(exc)[:2000], ephemeral=True)
                 return

@@ -29,7 +29,8 @@ PERMISSION_HELP = (
     "I'm missing a permission in this channel (Discord error 50013). tracedrill needs View Channel, Send "
     "Messages, Send Messages in Threads, Create Public Threads, Embed Links, Attach Files and Read Message "
     "History here: ask someone with Manage Server to grant them to the tracedrill role (or re-invite it with "
-    "the link in the README). Nothing was posted.")
+    "the link in the README). Nothing was posted."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,12 +42,18 @@ class FollowUp:
 def drill_embed(post: DrillPost) -> discord.Embed:
     ts = int(post.deadline.timestamp())
     md = discord.utils.escape_markdown  # a drill from an uploaded trace quotes its file and device names
-    embed = discord.Embed(title=f"Trace drill #{post.drill_id} — {md(post.title)}"[:256],
-                          description="\n".join(md(line) for line in post.context_lines)[:4000],
-                          colour=discord.Colour.blurple())
+    embed = discord.Embed(
+        title=f"Trace drill #{post.drill_id} — {md(post.title)}"[:256],
+        description="\n".join(md(line) for line in post.context_lines)[:4000],
+        colour=discord.Colour.blurple(),
+    )
     embed.add_field(name="Deadline", value=f"<t:{ts}:R> (at <t:{ts}:T>)", inline=False)
-    embed.add_field(name="How to answer", value="Read it in order: step → gaps → overlap → top kernels. Press "
-                    "**Submit diagnosis**; answers stay hidden until the reveal.", inline=False)
+    embed.add_field(
+        name="How to answer",
+        value="Read it in order: step → gaps → overlap → top kernels. Press "
+        "**Submit diagnosis**; answers stay hidden until the reveal.",
+        inline=False,
+    )
     embed.set_image(url="attachment://trace.png")
     return embed
 
@@ -71,32 +78,49 @@ class DiscordChat:
         for key in [k for k, f in self.followups.items() if f.expires <= now]:  # dead tokens go
             del self.followups[key]
         self.followups[(str(interaction.channel_id), str(interaction.user.id))] = FollowUp(
-            interaction.followup, now + TOKEN_LIFETIME)
+            interaction.followup, now + TOKEN_LIFETIME
+        )
 
     async def post_drill(self, channel: ChannelRef, post: DrillPost) -> MessageRef:
         target = self.client.get_partial_messageable(int(channel.channel))
-        message = await target.send(embed=drill_embed(post), file=discord.File(io.BytesIO(post.image_png),
-                                    "trace.png"), view=drill_view(post.drill_id), allowed_mentions=NO_PINGS)
+        message = await target.send(
+            embed=drill_embed(post),
+            file=discord.File(io.BytesIO(post.image_png), "trace.png"),
+            view=drill_view(post.drill_id),
+            allowed_mentions=NO_PINGS,
+        )
         return MessageRef(channel, str(message.id))
 
     async def update_drill(self, ref: MessageRef, post: DrillPost, remaining_seconds: int) -> None:
         return None  # <t:…:R> counts down in every client by itself
 
     async def post_reveal(self, ref: MessageRef, post: RevealPost) -> MessageRef:
-        ranked = "\n".join(f"{i}. {discord.utils.escape_markdown(s.user)} — {s.points} pts "
-                           f"({round(100 * s.score)}/100)" + (" · hinted" if s.hinted else "")
-                           for i, s in enumerate(post.scores, start=1))
+        ranked = "\n".join(
+            f"{i}. {discord.utils.escape_markdown(s.user)} — {s.points} pts "
+            f"({round(100 * s.score)}/100)" + (" · hinted" if s.hinted else "")
+            for i, s in enumerate(post.scores, start=1)
+        )
         target, first_reply_to = await self._thread(ref, f"Reveal · drill #{post.drill_id}")
         try:
-            reference = (discord.MessageReference(message_id=int(ref.message), channel_id=int(ref.channel.channel),
-                                                  fail_if_not_exists=False) if first_reply_to else None)
+            reference = (
+                discord.MessageReference(
+                    message_id=int(ref.message), channel_id=int(ref.channel.channel), fail_if_not_exists=False
+                )
+                if first_reply_to
+                else None
+            )
             headline = discord.utils.escape_markdown(post.headline)
-            await target.send(f"**Reveal — {headline}**", file=discord.File(io.BytesIO(post.image_png),
-                              "reveal.png"), allowed_mentions=NO_PINGS, reference=reference)  # type: ignore[arg-type]
+            await target.send(
+                f"**Reveal — {headline}**",
+                file=discord.File(io.BytesIO(post.image_png), "reveal.png"),
+                allowed_mentions=NO_PINGS,
+                reference=reference,  # type: ignore[arg-type]  # discord.py's stub omits None, which it accepts
+            )
             for part in chunks(post.text):
                 await target.send(in_code_block(part), allowed_mentions=NO_PINGS)
-            last = await target.send("**Scores**\n" + (ranked or "Nobody answered this one."),
-                                     allowed_mentions=NO_PINGS)
+            last = await target.send(
+                "**Scores**\n" + (ranked or "Nobody answered this one."), allowed_mentions=NO_PINGS
+            )
         except (discord.Forbidden, discord.NotFound) as exc:
             if exc.code in PERMANENT:
                 raise ChatUnreachable(f"Discord refused the reveal ({exc.code} {exc.text})") from exc
@@ -116,7 +140,8 @@ class DiscordChat:
             return self.client.get_partial_messageable(channel, guild_id=_guild(ref.channel)), False
         try:
             data = await self.client.http.start_thread_with_message(
-                channel, int(ref.message), name=name[:100], auto_archive_duration=1440)
+                channel, int(ref.message), name=name[:100], auto_archive_duration=1440
+            )
             thread_id = int(data["id"])
         except discord.HTTPException as exc:
             if exc.code == WRONG_CHANNEL_TYPE:
@@ -129,11 +154,19 @@ class DiscordChat:
             if exc.code != THREAD_ALREADY_CREATED:
                 raise
             thread_id = int(ref.message)
-        return self.client.get_partial_messageable(thread_id, guild_id=_guild(ref.channel),
-                                                   type=discord.ChannelType.public_thread), False
+        return self.client.get_partial_messageable(
+            thread_id, guild_id=_guild(ref.channel), type=discord.ChannelType.public_thread
+        ), False
 
-    async def send_private(self, channel: ChannelRef, user: UserRef, text: str, *,
-                           thread: MessageRef | None = None, view: discord.ui.View | None = None) -> None:
+    async def send_private(
+        self,
+        channel: ChannelRef,
+        user: UserRef,
+        text: str,
+        *,
+        thread: MessageRef | None = None,
+        view: discord.ui.View | None = None,
+    ) -> None:
         """The interaction's follow-up while its token lives (15 minutes), else a DM; with DMs closed, a note in
         the reveal thread that pings only that person. `view` (e.g. "Appeal this grade") goes under the last part."""
         *head, last = chunks(text)
@@ -142,8 +175,9 @@ class DiscordChat:
             try:
                 for part in head:
                     await follow.webhook.send(part, ephemeral=True, allowed_mentions=NO_PINGS)
-                await follow.webhook.send(last, ephemeral=True, allowed_mentions=NO_PINGS,
-                                          view=view or discord.utils.MISSING)
+                await follow.webhook.send(
+                    last, ephemeral=True, allowed_mentions=NO_PINGS, view=view or discord.utils.MISSING
+                )
                 return
             except discord.HTTPException as exc:  # an expired or revoked token: try a DM
                 log.info("follow-up failed (%s); trying a DM", exc.code)
@@ -156,14 +190,20 @@ class DiscordChat:
             if exc.code != CANNOT_DM or thread is None:
                 raise
             # DMs closed: say so where they will look, pinging only them; the feedback waits in /trace-me.
-            note = (f"<@{int(user.user)}> your feedback for this drill couldn't reach you: your DMs are closed to "
-                    "this server's apps. Run `/trace-me` to read it.")
+            note = (
+                f"<@{int(user.user)}> your feedback for this drill couldn't reach you: your DMs are closed to "
+                "this server's apps. Run `/trace-me` to read it."
+            )
             await self.client.get_partial_messageable(int(thread.channel.channel), guild_id=_guild(channel)).send(
-                note, allowed_mentions=discord.AllowedMentions(everyone=False, roles=False,
-                                                               users=[discord.Object(int(user.user))]))
+                note,
+                allowed_mentions=discord.AllowedMentions(
+                    everyone=False, roles=False, users=[discord.Object(int(user.user))]
+                ),
+            )
 
-    async def send_grade_feedback(self, channel: ChannelRef, user: UserRef, drill_id: int, text: str, *,
-                                  thread: MessageRef | None = None) -> None:
+    async def send_grade_feedback(
+        self, channel: ChannelRef, user: UserRef, drill_id: int, text: str, *, thread: MessageRef | None = None
+    ) -> None:
         """Private feedback with "Appeal this grade" under its last part (FeedbackPort)."""
         from .appeals import feedback_view
 

@@ -45,13 +45,17 @@ class _Handlers:
 
 class MathButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"tracedrill:math:(?P<id>[0-9]{1,12})"):
     def __init__(self, question_id: int) -> None:
-        super().__init__(discord.ui.Button(label="Answer", style=discord.ButtonStyle.primary,
-                                           custom_id=f"tracedrill:math:{question_id}"))
+        super().__init__(
+            discord.ui.Button(
+                label="Answer", style=discord.ButtonStyle.primary, custom_id=f"tracedrill:math:{question_id}"
+            )
+        )
         self.key = question_id
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
-                             match: re.Match[str]) -> MathButton:
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> MathButton:
         return cls(int(match["id"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
@@ -61,13 +65,17 @@ class MathButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"trac
 
 class RoundButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"tracedrill:round:(?P<id>[0-9]{1,12})"):
     def __init__(self, session_id: int) -> None:
-        super().__init__(discord.ui.Button(label="Answer this round", style=discord.ButtonStyle.primary,
-                                           custom_id=f"tracedrill:round:{session_id}"))
+        super().__init__(
+            discord.ui.Button(
+                label="Answer this round", style=discord.ButtonStyle.primary, custom_id=f"tracedrill:round:{session_id}"
+            )
+        )
         self.key = session_id
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
-                             match: re.Match[str]) -> RoundButton:
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> RoundButton:
         return cls(int(match["id"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
@@ -75,16 +83,24 @@ class RoundButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"tra
             await _Handlers.round(interaction, self.key, 0)
 
 
-class StartButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
-                  template=r"tracedrill:istart:(?P<rounds>[0-9]{1,2}):(?P<group>[0-9]{0,12})"):
+class StartButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"tracedrill:istart:(?P<rounds>[0-9]{1,2}):(?P<group>[0-9]{0,12})",
+):
     def __init__(self, rounds: int, group_id: int) -> None:
-        super().__init__(discord.ui.Button(label="Start my interview", style=discord.ButtonStyle.success,
-                                           custom_id=f"tracedrill:istart:{rounds}:{group_id or ''}"))
+        super().__init__(
+            discord.ui.Button(
+                label="Start my interview",
+                style=discord.ButtonStyle.success,
+                custom_id=f"tracedrill:istart:{rounds}:{group_id or ''}",
+            )
+        )
         self.rounds, self.group_id = rounds, group_id
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
-                             match: re.Match[str]) -> StartButton:
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> StartButton:
         return cls(int(match["rounds"]), int(match["group"] or 0))
 
     async def callback(self, interaction: discord.Interaction) -> None:
@@ -93,13 +109,25 @@ class StartButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
 
 
 class AnswerModal(discord.ui.Modal):
-    def __init__(self, title: str, custom_id: str, label: str, max_chars: int, paragraph: bool,
-                 on_answer: Callable[[discord.Interaction, str], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        title: str,
+        custom_id: str,
+        label: str,
+        max_chars: int,
+        paragraph: bool,
+        on_answer: Callable[[discord.Interaction, str], Awaitable[None]],
+    ) -> None:
         super().__init__(title=title[:45], custom_id=custom_id, timeout=None)
         self.on_answer = on_answer
         self.answer: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            label=label[:45], style=discord.TextStyle.paragraph if paragraph else discord.TextStyle.short,
-            min_length=1, max_length=max_chars, required=True, custom_id="tracedrill:prep-answer")
+            label=label[:45],
+            style=discord.TextStyle.paragraph if paragraph else discord.TextStyle.short,
+            min_length=1,
+            max_length=max_chars,
+            required=True,
+            custom_id="tracedrill:prep-answer",
+        )
         self.add_item(self.answer)
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
@@ -127,7 +155,8 @@ class DiscordPrepChat:
             return self._channel(ref.channel)
         try:
             data = await self.client.http.start_thread_with_message(
-                int(ref.channel.channel), int(ref.message), name=name[:100], auto_archive_duration=1440)
+                int(ref.channel.channel), int(ref.message), name=name[:100], auto_archive_duration=1440
+            )
             thread_id = int(data["id"])
         except discord.HTTPException as exc:
             if exc.code != THREAD_ALREADY_CREATED:
@@ -138,12 +167,15 @@ class DiscordPrepChat:
 
     async def post_math(self, channel: ChannelRef, post: MathPost) -> MessageRef:
         q, ts = post.question, int(post.deadline.timestamp())
-        embed = discord.Embed(title=f"Mental math #{post.question_id}", description=q.question[:4000],
-                              colour=discord.Colour.gold())
-        embed.add_field(name="Answer", value=f"in {q.unit}, ±{q.tolerance:.0%} counts · closes <t:{ts}:R>",
-                        inline=False)
-        message = await self._channel(channel).send(embed=embed, view=_view(MathButton(post.question_id)),
-                                                    allowed_mentions=NO_PINGS)
+        embed = discord.Embed(
+            title=f"Mental math #{post.question_id}", description=q.question[:4000], colour=discord.Colour.gold()
+        )
+        embed.add_field(
+            name="Answer", value=f"in {q.unit}, ±{q.tolerance:.0%} counts · closes <t:{ts}:R>", inline=False
+        )
+        message = await self._channel(channel).send(
+            embed=embed, view=_view(MathButton(post.question_id)), allowed_mentions=NO_PINGS
+        )
         return MessageRef(channel, str(message.id))
 
     async def post_math_reveal(self, ref: MessageRef, post: MathRevealPost) -> MessageRef:
@@ -160,16 +192,24 @@ class DiscordPrepChat:
 
     async def post_round(self, channel: ChannelRef, post: RoundPost) -> MessageRef:
         ts = int(post.deadline.timestamp())
-        embed = discord.Embed(title=f"Mock interview · round {post.number}/{post.rounds} · {post.difficulty}",
-                              description=f"<@{post.user.user}>'s interview. **{post.title}**\n"
-                                          + "\n".join(post.context_lines)[:3500], colour=discord.Colour.teal())
-        embed.add_field(name="Clock", value=f"5 minutes: <t:{ts}:R>. Narrate it: step → gaps → overlap → top "
-                        "kernels, quote this trace's numbers, name the lookalike and say why it is not that.",
-                        inline=False)
+        embed = discord.Embed(
+            title=f"Mock interview · round {post.number}/{post.rounds} · {post.difficulty}",
+            description=f"<@{post.user.user}>'s interview. **{post.title}**\n" + "\n".join(post.context_lines)[:3500],
+            colour=discord.Colour.teal(),
+        )
+        embed.add_field(
+            name="Clock",
+            value=f"5 minutes: <t:{ts}:R>. Narrate it: step → gaps → overlap → top "
+            "kernels, quote this trace's numbers, name the lookalike and say why it is not that.",
+            inline=False,
+        )
         embed.set_image(url="attachment://trace.png")
-        message = await self._channel(channel).send(embed=embed, file=discord.File(io.BytesIO(post.image_png),
-                                                    "trace.png"), view=_view(RoundButton(post.session_id)),
-                                                    allowed_mentions=NO_PINGS)
+        message = await self._channel(channel).send(
+            embed=embed,
+            file=discord.File(io.BytesIO(post.image_png), "trace.png"),
+            view=_view(RoundButton(post.session_id)),
+            allowed_mentions=NO_PINGS,
+        )
         return MessageRef(channel, str(message.id))
 
     async def post_text(self, ref: MessageRef, text: str) -> MessageRef:
@@ -183,7 +223,9 @@ class DiscordPrepChat:
         who = f" for study group **{discord.utils.escape_markdown(invite.group)}**" if invite.group else ""
         message = await self._channel(channel).send(
             f"**Mock interview session**{who}: {invite.rounds} rounds, 5 minutes each, rising difficulty.",
-            view=_view(StartButton(invite.rounds, invite.group_id or 0)), allowed_mentions=NO_PINGS)
+            view=_view(StartButton(invite.rounds, invite.group_id or 0)),
+            allowed_mentions=NO_PINGS,
+        )
         return MessageRef(channel, str(message.id))
 
 
@@ -267,24 +309,38 @@ def register_prep(bot: TraceBot, prep: PrepServices) -> None:
 
         bot.background(work(interaction, start()))
 
-    @tree.command(name="trace-prep-schedule", description="Schedule math questions or (study-group) interview "
-                                                          "sessions here: days=weekdays time=09:30, or days=off")
+    @tree.command(
+        name="trace-prep-schedule",
+        description="Schedule math questions or (study-group) interview "
+        "sessions here: days=weekdays time=09:30, or days=off",
+    )
     @app_commands.guild_only()
     @app_commands.default_permissions(manage_guild=True)
     @app_commands.choices(what=WHAT_CHOICES)
-    async def prep_schedule(interaction: discord.Interaction, what: str, days: str, time: str = "09:30",
-                            timezone: str = "UTC", group: str = "") -> None:
+    async def prep_schedule(
+        interaction: discord.Interaction,
+        what: str,
+        days: str,
+        time: str = "09:30",
+        timezone: str = "UTC",
+        group: str = "",
+    ) -> None:
         perms = interaction.permissions
         if not (perms.manage_guild or perms.administrator):
-            await interaction.response.send_message("You need Manage Server to change the schedule.",
-                                                    ephemeral=True)
+            await interaction.response.send_message("You need Manage Server to change the schedule.", ephemeral=True)
             return
         if what not in ("math", "interview"):
             await interaction.response.send_message("Schedule math or interview.", ephemeral=True)
             return
-        text = f"{what} schedule off" if days.strip().lower() == "off" else (
-            f"{what} schedule " + (f"group {group} " if group and what == "interview" else "")
-            + f"{days} {time} {timezone}")
+        text = (
+            f"{what} schedule off"
+            if days.strip().lower() == "off"
+            else (
+                f"{what} schedule "
+                + (f"group {group} " if group and what == "interview" else "")
+                + f"{days} {time} {timezone}"
+            )
+        )
         cmd = parse_prep(text)
         if cmd.name == "usage":
             await interaction.response.send_message(cmd.error, ephemeral=True)
@@ -296,8 +352,9 @@ def register_prep(bot: TraceBot, prep: PrepServices) -> None:
             if cmd.name == "schedule_off":
                 out = await schedule_off(prep.math.db, channel, cmd.target)
             else:
-                out = await set_schedule(prep.math.db, channel, cmd.target, cmd.weekdays, cmd.hour, cmd.minute,
-                                         cmd.timezone, group=cmd.group)
+                out = await set_schedule(
+                    prep.math.db, channel, cmd.target, cmd.weekdays, cmd.hour, cmd.minute, cmd.timezone, group=cmd.group
+                )
             prep.schedules_changed()
             return out
 
@@ -316,9 +373,16 @@ def register_prep(bot: TraceBot, prep: PrepServices) -> None:
                 reply = str(exc)
             await _say(inner, reply)
 
-        await interaction.response.send_modal(AnswerModal(f"Math #{qid}", f"tracedrill:mathmodal:{qid}",
-                                                          "Your answer (e.g. 1,200 or 45%)", MAX_ANSWER_CHARS,
-                                                          False, answered))
+        await interaction.response.send_modal(
+            AnswerModal(
+                f"Math #{qid}",
+                f"tracedrill:mathmodal:{qid}",
+                "Your answer (e.g. 1,200 or 45%)",
+                MAX_ANSWER_CHARS,
+                False,
+                answered,
+            )
+        )
 
     async def open_round(interaction: discord.Interaction, sid: int, _: int) -> None:
         message = str(interaction.message.id) if interaction.message else ""
@@ -336,9 +400,16 @@ def register_prep(bot: TraceBot, prep: PrepServices) -> None:
                 reply = "Something went wrong; `/trace-interview resume:True` continues."
             await _say(inner, reply)
 
-        await interaction.response.send_modal(AnswerModal(f"Interview #{sid}", f"tracedrill:roundmodal:{sid}",
-                                                          "Your read, as you would say it", MAX_ROUND_CHARS, True,
-                                                          answered))
+        await interaction.response.send_modal(
+            AnswerModal(
+                f"Interview #{sid}",
+                f"tracedrill:roundmodal:{sid}",
+                "Your read, as you would say it",
+                MAX_ROUND_CHARS,
+                True,
+                answered,
+            )
+        )
 
     async def start_invited(interaction: discord.Interaction, rounds: int, group_id: int) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)

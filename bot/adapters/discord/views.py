@@ -21,13 +21,20 @@ ANSWER_ID = "tracedrill:answer"
 
 class DiagnosisModal(discord.ui.Modal):
     def __init__(self, drill_id: int, max_chars: int, previous: str = "") -> None:
-        super().__init__(title=f"Drill #{drill_id}",
-                         custom_id=f"tracedrill:modal:{drill_id}:{secrets.token_hex(6)}", timeout=None)
+        super().__init__(
+            title=f"Drill #{drill_id}", custom_id=f"tracedrill:modal:{drill_id}:{secrets.token_hex(6)}", timeout=None
+        )
         self.drill_id = drill_id
         self.answer: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            label="Signature, confirming measurement, fix", style=discord.TextStyle.paragraph,
-            placeholder="Step is … the gap … so it's … confirm by … fix …", min_length=1, max_length=max_chars,
-            required=True, custom_id=ANSWER_ID, default=previous[:max_chars] or None)
+            label="Signature, confirming measurement, fix",
+            style=discord.TextStyle.paragraph,
+            placeholder="Step is … the gap … so it's … confirm by … fix …",
+            min_length=1,
+            max_length=max_chars,
+            required=True,
+            custom_id=ANSWER_ID,
+            default=previous[:max_chars] or None,
+        )
         self.add_item(self.answer)
         self.stop()  # never stored by discord.py: the submission is handled in on_interaction
 
@@ -60,13 +67,17 @@ class SubmitButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=SUBM
     open_modal: Callable[[discord.Interaction, int], Awaitable[None]] | None = None  # bound by the bot
 
     def __init__(self, drill_id: int) -> None:
-        super().__init__(discord.ui.Button(label="Submit diagnosis", style=discord.ButtonStyle.primary,
-                                           custom_id=f"tracedrill:submit:{drill_id}"))
+        super().__init__(
+            discord.ui.Button(
+                label="Submit diagnosis", style=discord.ButtonStyle.primary, custom_id=f"tracedrill:submit:{drill_id}"
+            )
+        )
         self.drill_id = drill_id
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
-                             match: re.Match[str]) -> SubmitButton:
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> SubmitButton:
         return cls(int(match["drill"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:

@@ -47,8 +47,16 @@ from .settings import SlackSettings
 log = logging.getLogger(__name__)
 PLATFORM = "slack"
 # im:write opens the DM that carries private feedback; users:read gives display names and admin flags.
-BOT_SCOPES = ["commands", "chat:write", "files:write", "files:read", "channels:history", "groups:history",
-              "users:read", "im:write"]
+BOT_SCOPES = [
+    "commands",
+    "chat:write",
+    "files:write",
+    "files:read",
+    "channels:history",
+    "groups:history",
+    "users:read",
+    "im:write",
+]
 PREFILL_SECONDS = 1.0  # the modal must open within Slack's 3 s trigger window: a slow lookup skips the pre-fill
 ECHO_CHARS = 500
 
@@ -61,8 +69,9 @@ class SlackRuntime:
     states: ThreadedStateStore | None = None
 
 
-def build_slack(engine: DrillEngine, service: TeamService, settings: SlackSettings,
-                prep: PrepServices | None = None) -> SlackRuntime:
+def build_slack(
+    engine: DrillEngine, service: TeamService, settings: SlackSettings, prep: PrepServices | None = None
+) -> SlackRuntime:
     if settings.blank_secrets():
         raise ValueError(f"{', '.join(settings.blank_secrets())} is set but empty")
     installations = None
@@ -70,14 +79,23 @@ def build_slack(engine: DrillEngine, service: TeamService, settings: SlackSettin
     if settings.oauth:
         assert settings.client_id is not None
         assert settings.client_secret is not None
-        installations = ThreadedInstallationStore(settings.client_id, engine.db.engine,
-                                                  on_install=service.enable_workspace_for_install)
+        installations = ThreadedInstallationStore(
+            settings.client_id, engine.db.engine, on_install=service.enable_workspace_for_install
+        )
         states = ThreadedStateStore(engine.db.engine)
-        oauth = AsyncOAuthSettings(client_id=settings.client_id,
-                                   client_secret=settings.client_secret.get_secret_value(), scopes=BOT_SCOPES,
-                                   installation_store=installations, state_store=states)
-        app = AsyncApp(signing_secret=_secret(settings.signing_secret), oauth_settings=oauth,
-                       client=make_client(None, settings.api_url), process_before_response=False)
+        oauth = AsyncOAuthSettings(
+            client_id=settings.client_id,
+            client_secret=settings.client_secret.get_secret_value(),
+            scopes=BOT_SCOPES,
+            installation_store=installations,
+            state_store=states,
+        )
+        app = AsyncApp(
+            signing_secret=_secret(settings.signing_secret),
+            oauth_settings=oauth,
+            client=make_client(None, settings.api_url),
+            process_before_response=False,
+        )
         store = installations
 
         async def token_for(team: str) -> str | None:
@@ -92,8 +110,11 @@ def build_slack(engine: DrillEngine, service: TeamService, settings: SlackSettin
         token = _secret(settings.bot_token)
         # Socket Mode needs no signing secret; without one, a random secret makes sure no HTTP request can
         # ever verify (a constant would be a shared password).
-        app = AsyncApp(signing_secret=_secret(settings.signing_secret) or secrets.token_hex(32),
-                       client=make_client(token, settings.api_url), process_before_response=False)
+        app = AsyncApp(
+            signing_secret=_secret(settings.signing_secret) or secrets.token_hex(32),
+            client=make_client(token, settings.api_url),
+            process_before_response=False,
+        )
 
         async def token_for(team: str) -> str | None:
             return token
@@ -113,8 +134,14 @@ def _secret(value: Any) -> str | None:
     return value.get_secret_value() if value is not None else None
 
 
-def _register(app: AsyncApp, engine: DrillEngine, service: TeamService, settings: SlackSettings,
-              installations: ThreadedInstallationStore | None, chat: SlackChat) -> None:
+def _register(
+    app: AsyncApp,
+    engine: DrillEngine,
+    service: TeamService,
+    settings: SlackSettings,
+    installations: ThreadedInstallationStore | None,
+    chat: SlackChat,
+) -> None:
     tasks: set[asyncio.Task[Any]] = set()
     names = DisplayNames()
     known_enterprise: dict[str, str] = {}
@@ -131,8 +158,12 @@ def _register(app: AsyncApp, engine: DrillEngine, service: TeamService, settings
             file_id = charts.get((user.user, digest))
             if file_id is None:
                 png = await homes.chart(home)
-                resp = await client.files_upload_v2(file=png, filename="accuracy.png", title="Your accuracy",
-                                                    alt_txt="Mean score per week for each signature")
+                resp = await client.files_upload_v2(
+                    file=png,
+                    filename="accuracy.png",
+                    title="Your accuracy",
+                    alt_txt="Mean score per week for each signature",
+                )
                 file_id = str(resp["file"]["id"])
                 if len(charts) > 5000:
                     charts.clear()
@@ -164,12 +195,16 @@ def _register(app: AsyncApp, engine: DrillEngine, service: TeamService, settings
         team = body["team"]["id"] if body.get("team") else body["user"]["team_id"]
         try:
             seconds = values.get("answer_seconds")
-            change = validate(ConfigChange(
-                answer_mode=values.get("answer_mode"), difficulty=values.get("difficulty"),
-                answer_seconds=int(seconds) if seconds not in (None, "") else None,
-                signature_mix=parse_signatures(" ".join(values.get("signatures") or [])) or None,
-                all_signatures=not values.get("signatures"),
-                schedule=(values.get("schedule") or "off").strip()))
+            change = validate(
+                ConfigChange(
+                    answer_mode=values.get("answer_mode"),
+                    difficulty=values.get("difficulty"),
+                    answer_seconds=int(seconds) if seconds not in (None, "") else None,
+                    signature_mix=parse_signatures(" ".join(values.get("signatures") or [])) or None,
+                    all_signatures=not values.get("signatures"),
+                    schedule=(values.get("schedule") or "off").strip(),
+                )
+            )
         except (DrillError, ValueError) as exc:
             block = _config_block(str(exc))
             await ack(response_action="errors", errors={block: clip_error(str(exc))})
@@ -180,8 +215,12 @@ def _register(app: AsyncApp, engine: DrillEngine, service: TeamService, settings
         await ack()
         channel = ChannelRef(PLATFORM, team, str(view.get("private_metadata", "")))
         saved = await service.config.apply(channel, change)
-        await _tell(client, channel, UserRef(PLATFORM, team, body["user"]["id"]),
-                    escape("Saved. " + saved.summary(engine.answer_seconds)))
+        await _tell(
+            client,
+            channel,
+            UserRef(PLATFORM, team, body["user"]["id"]),
+            escape("Saved. " + saved.summary(engine.answer_seconds)),
+        )
 
     def note_enterprise(team: str, enterprise: str | None) -> None:
         """Grid: keep the team's enterprise id, so scheduled drills and reveals find the install."""
@@ -219,8 +258,7 @@ def _register(app: AsyncApp, engine: DrillEngine, service: TeamService, settings
             await respond(response_type="ephemeral", text="Only workspace admins can change this channel's settings.")
             return
         current = await service.config.get(channel)
-        await client.views_open(trigger_id=trigger,
-                                view=config_modal(channel.channel, current, engine.answer_seconds))
+        await client.views_open(trigger_id=trigger, view=config_modal(channel.channel, current, engine.answer_seconds))
 
     async def _run_command(cmd: Any, channel: ChannelRef, user: UserRef, respond: Any, client: Any) -> None:
         try:
@@ -265,10 +303,13 @@ def _register(app: AsyncApp, engine: DrillEngine, service: TeamService, settings
         team = (body.get("team") or {}).get("id") or body["user"].get("team_id", "")
         previous: str | None = None
         with contextlib.suppress(TimeoutError, DrillError):  # reopening shows your last answer, to revise
-            previous = await asyncio.wait_for(service.last_answer(
-                drill_id, UserRef(PLATFORM, team, body["user"]["id"])), PREFILL_SECONDS)
-        await client.views_open(trigger_id=body["trigger_id"],
-                                view=answer_modal(drill_id, channel_id, settings.max_answer_chars, previous or ""))
+            previous = await asyncio.wait_for(
+                service.last_answer(drill_id, UserRef(PLATFORM, team, body["user"]["id"])), PREFILL_SECONDS
+            )
+        await client.views_open(
+            trigger_id=body["trigger_id"],
+            view=answer_modal(drill_id, channel_id, settings.max_answer_chars, previous or ""),
+        )
 
     @app.view(MODAL_CALLBACK)
     async def answer_submitted(ack: Any, body: dict[str, Any], view: dict[str, Any], client: Any) -> None:
@@ -278,16 +319,26 @@ def _register(app: AsyncApp, engine: DrillEngine, service: TeamService, settings
             await ack(response_action="errors", errors={ANSWER_BLOCK: "Write a diagnosis first."})
             return
         if len(text) > settings.max_answer_chars:
-            await ack(response_action="errors", errors={
-                ANSWER_BLOCK: f"Keep it under {settings.max_answer_chars:,} characters ({len(text):,} now)."})
+            await ack(
+                response_action="errors",
+                errors={ANSWER_BLOCK: f"Keep it under {settings.max_answer_chars:,} characters ({len(text):,} now)."},
+            )
             return
         drill_part, _, channel_id = str(view.get("private_metadata", "")).partition("|")
         drill_id = int(drill_part) if drill_part.isdigit() else 0
         await ack(response_action="update", view=receipt_view(drill_id, text))
         team = body["team"]["id"] if body.get("team") else body["user"]["team_id"]
         user = UserRef(PLATFORM, team, body["user"]["id"], "")
-        background(_submit(drill_id, ChannelRef(PLATFORM, team, channel_id), user, text,
-                           f"view:{view.get('id')}:{view.get('hash')}", client))
+        background(
+            _submit(
+                drill_id,
+                ChannelRef(PLATFORM, team, channel_id),
+                user,
+                text,
+                f"view:{view.get('id')}:{view.get('hash')}",
+                client,
+            )
+        )
 
     async def _submit(drill_id: int, channel: ChannelRef, user: UserRef, text: str, key: str, client: Any) -> None:
         user = UserRef(user.platform, user.workspace, user.user, await names.name(client, user.user, user.name))
@@ -356,8 +407,12 @@ def _register(app: AsyncApp, engine: DrillEngine, service: TeamService, settings
 def _config_block(error: str) -> str:
     """Which field of the settings form an error belongs to."""
     lowered = error.lower()
-    for needle, block in (("answer time", "answer_seconds"), ("difficulty", "difficulty"),
-                          ("signature", "signatures"), ("answer mode", "answer_mode")):
+    for needle, block in (
+        ("answer time", "answer_seconds"),
+        ("difficulty", "difficulty"),
+        ("signature", "signatures"),
+        ("answer mode", "answer_mode"),
+    ):
         if needle in lowered:
             return block
     return "schedule"
@@ -390,8 +445,9 @@ async def _is_admin(client: Any, user_id: str) -> bool:
     return bool(u.get("is_admin") or u.get("is_owner"))
 
 
-async def _analyze_shared_trace(client: Any, channel: ChannelRef, user: UserRef, respond: Any,
-                                file_hosts: list[str]) -> None:
+async def _analyze_shared_trace(
+    client: Any, channel: ChannelRef, user: UserRef, respond: Any, file_hosts: list[str]
+) -> None:
     """Read the newest trace file this person shared in the channel, run the reading order, post the result."""
     from ...analyze.service import TRACE_SUFFIXES, AnalysisError, analyze_bytes, check_upload
     from ...cleantext import in_code_block
@@ -399,8 +455,10 @@ async def _analyze_shared_trace(client: Any, channel: ChannelRef, user: UserRef,
     listing = await client.files_list(channel=channel.channel, user=user.user, count=20)
     files = [f for f in listing.get("files", []) if str(f.get("name", "")).lower().endswith(TRACE_SUFFIXES)]
     if not files:
-        await respond(response_type="ephemeral", text="Share a torch.profiler trace (.json or .json.gz) in this "
-                      "channel first, then run `/trace analyze`.")
+        await respond(
+            response_type="ephemeral",
+            text="Share a torch.profiler trace (.json or .json.gz) in this channel first, then run `/trace analyze`.",
+        )
         return
     newest = max(files, key=lambda f: f.get("created", 0))
     name = str(newest.get("name"))
@@ -412,5 +470,6 @@ async def _analyze_shared_trace(client: Any, channel: ChannelRef, user: UserRef,
         return
     await respond(response_type="in_channel", text=escape(in_code_block(result.text)))
     if result.png:
-        await client.files_upload_v2(channel=channel.channel, file=result.png, filename="analysis.png",
-                                     title=f"Reading of {name}")
+        await client.files_upload_v2(
+            channel=channel.channel, file=result.png, filename="analysis.png", title=f"Reading of {name}"
+        )

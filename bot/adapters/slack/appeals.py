@@ -43,14 +43,29 @@ IsAdmin = Callable[[Any, str], Coroutine[Any, Any, bool]]
 
 
 def hint_button(drill_id: int) -> dict[str, Any]:
-    return {"type": "button", "action_id": HINT_ACTION, "value": str(drill_id),
-            "text": {"type": "plain_text", "text": f"Hint (−{HINT_COSTS[0]}, then −{HINT_COSTS[1]} pts)"}}
+    return {
+        "type": "button",
+        "action_id": HINT_ACTION,
+        "value": str(drill_id),
+        "text": {"type": "plain_text", "text": f"Hint (−{HINT_COSTS[0]}, then −{HINT_COSTS[1]} pts)"},
+    }
 
 
 def feedback_blocks(drill_id: int, text: str) -> list[dict[str, Any]]:
-    return [{"type": "section", "text": {"type": "mrkdwn", "text": escape(text)[:2900]}},
-            {"type": "actions", "elements": [{"type": "button", "action_id": APPEAL_ACTION, "value": str(drill_id),
-                                              "text": {"type": "plain_text", "text": "Appeal this grade"}}]}]
+    return [
+        {"type": "section", "text": {"type": "mrkdwn", "text": escape(text)[:2900]}},
+        {
+            "type": "actions",
+            "elements": [
+                {
+                    "type": "button",
+                    "action_id": APPEAL_ACTION,
+                    "value": str(drill_id),
+                    "text": {"type": "plain_text", "text": "Appeal this grade"},
+                }
+            ],
+        },
+    ]
 
 
 def _option(value: str, text: str) -> dict[str, Any]:
@@ -59,48 +74,101 @@ def _option(value: str, text: str) -> dict[str, Any]:
 
 def appeal_modal(drill_id: int, channel_id: str) -> dict[str, Any]:
     return {
-        "type": "modal", "callback_id": APPEAL_MODAL, "private_metadata": f"{drill_id}|{channel_id}",
+        "type": "modal",
+        "callback_id": APPEAL_MODAL,
+        "private_metadata": f"{drill_id}|{channel_id}",
         "title": {"type": "plain_text", "text": f"Appeal drill #{drill_id}"},
-        "submit": {"type": "plain_text", "text": "Send appeal"}, "close": {"type": "plain_text", "text": "Cancel"},
+        "submit": {"type": "plain_text", "text": "Send appeal"},
+        "close": {"type": "plain_text", "text": "Cancel"},
         "blocks": [
-            {"type": "input", "block_id": PART_BLOCK, "label": {"type": "plain_text", "text": "Which part?"},
-             "element": {"type": "static_select", "action_id": PART_INPUT,
-                         "initial_option": _option("all", PART_LABELS["all"]),
-                         "options": [_option(k, v) for k, v in PART_LABELS.items()]}},
-            {"type": "input", "block_id": REASON_BLOCK, "label": {"type": "plain_text", "text": "Why is it wrong?"},
-             "element": {"type": "plain_text_input", "action_id": REASON_INPUT, "multiline": True,
-                         "max_length": 1000}},
+            {
+                "type": "input",
+                "block_id": PART_BLOCK,
+                "label": {"type": "plain_text", "text": "Which part?"},
+                "element": {
+                    "type": "static_select",
+                    "action_id": PART_INPUT,
+                    "initial_option": _option("all", PART_LABELS["all"]),
+                    "options": [_option(k, v) for k, v in PART_LABELS.items()],
+                },
+            },
+            {
+                "type": "input",
+                "block_id": REASON_BLOCK,
+                "label": {"type": "plain_text", "text": "Why is it wrong?"},
+                "element": {
+                    "type": "plain_text_input",
+                    "action_id": REASON_INPUT,
+                    "multiline": True,
+                    "max_length": 1000,
+                },
+            },
         ],
     }
 
 
 def ruling_modal(info: AppealInfo, open_parts: list[str]) -> dict[str, Any]:
-    summary = (f"*{escape(info.user)}* on drill #{info.drill_id} ({PART_LABELS[info.part].lower()}): "
-               f"{escape(info.reason)}\n>{escape(info.answer[:1500])}\nCredits now: "
-               + ", ".join(f"{p} {c:g}" for p, c in info.credits.items()))
+    summary = (
+        f"*{escape(info.user)}* on drill #{info.drill_id} ({PART_LABELS[info.part].lower()}): "
+        f"{escape(info.reason)}\n>{escape(info.answer[:1500])}\nCredits now: "
+        + ", ".join(f"{p} {c:g}" for p, c in info.credits.items())
+    )
     return {
-        "type": "modal", "callback_id": RULING_MODAL, "private_metadata": str(info.appeal_id),
+        "type": "modal",
+        "callback_id": RULING_MODAL,
+        "private_metadata": str(info.appeal_id),
         "title": {"type": "plain_text", "text": f"Rule on appeal #{info.appeal_id}"},
-        "submit": {"type": "plain_text", "text": "Rule"}, "close": {"type": "plain_text", "text": "Cancel"},
+        "submit": {"type": "plain_text", "text": "Rule"},
+        "close": {"type": "plain_text", "text": "Cancel"},
         "blocks": [
             {"type": "section", "text": {"type": "mrkdwn", "text": summary[:2900]}},
-            {"type": "input", "block_id": PART_BLOCK, "label": {"type": "plain_text", "text": "Part"},
-             "element": {"type": "static_select", "action_id": PART_INPUT,
-                         "initial_option": _option(open_parts[0], PART_LABELS[open_parts[0]]),
-                         "options": [_option(p, PART_LABELS[p]) for p in open_parts]}},
-            {"type": "input", "block_id": DECISION_BLOCK, "label": {"type": "plain_text", "text": "Ruling"},
-             "element": {"type": "radio_buttons", "action_id": DECISION_INPUT,
-                         "options": [_option("accept", "Accept"), _option("reject", "Reject")]}},
-            {"type": "input", "block_id": CREDIT_BLOCK, "optional": True,
-             "label": {"type": "plain_text", "text": "Credit if accepted"},
-             "element": {"type": "static_select", "action_id": CREDIT_INPUT, "initial_option": _option("1", "1"),
-                         "options": [_option(c, c) for c in ("0", "0.5", "1")]}},
-            {"type": "input", "block_id": NOTE_BLOCK, "optional": True,
-             "label": {"type": "plain_text", "text": "Note to the appellant"},
-             "element": {"type": "plain_text_input", "action_id": NOTE_INPUT, "max_length": 1000}},
-            {"type": "input", "block_id": REMEMBER_BLOCK, "optional": True,
-             "label": {"type": "plain_text", "text": "Remember for this workspace (a short phrase from the reply)"},
-             "element": {"type": "plain_text_input", "action_id": REMEMBER_INPUT, "max_length": 60}},
+            {
+                "type": "input",
+                "block_id": PART_BLOCK,
+                "label": {"type": "plain_text", "text": "Part"},
+                "element": {
+                    "type": "static_select",
+                    "action_id": PART_INPUT,
+                    "initial_option": _option(open_parts[0], PART_LABELS[open_parts[0]]),
+                    "options": [_option(p, PART_LABELS[p]) for p in open_parts],
+                },
+            },
+            {
+                "type": "input",
+                "block_id": DECISION_BLOCK,
+                "label": {"type": "plain_text", "text": "Ruling"},
+                "element": {
+                    "type": "radio_buttons",
+                    "action_id": DECISION_INPUT,
+                    "options": [_option("accept", "Accept"), _option("reject", "Reject")],
+                },
+            },
+            {
+                "type": "input",
+                "block_id": CREDIT_BLOCK,
+                "optional": True,
+                "label": {"type": "plain_text", "text": "Credit if accepted"},
+                "element": {
+                    "type": "static_select",
+                    "action_id": CREDIT_INPUT,
+                    "initial_option": _option("1", "1"),
+                    "options": [_option(c, c) for c in ("0", "0.5", "1")],
+                },
+            },
+            {
+                "type": "input",
+                "block_id": NOTE_BLOCK,
+                "optional": True,
+                "label": {"type": "plain_text", "text": "Note to the appellant"},
+                "element": {"type": "plain_text_input", "action_id": NOTE_INPUT, "max_length": 1000},
+            },
+            {
+                "type": "input",
+                "block_id": REMEMBER_BLOCK,
+                "optional": True,
+                "label": {"type": "plain_text", "text": "Remember for this workspace (a short phrase from the reply)"},
+                "element": {"type": "plain_text_input", "action_id": REMEMBER_INPUT, "max_length": 60},
+            },
         ],
     }
 
@@ -113,11 +181,22 @@ def appeal_home_blocks(appeals: list[AppealInfo], reviewer: bool) -> list[dict[s
     elif not appeals:
         blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": "No open appeals."}})
     for a in appeals[:40] if reviewer else []:  # a Home tab holds at most 100 blocks
-        line = (f"*#{a.appeal_id}* {escape(a.user)} · drill #{a.drill_id} · {PART_LABELS[a.part].lower()}: "
-                f"{escape(a.reason)}")
-        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": line[:2900]},
-                       "accessory": {"type": "button", "action_id": RULE_ACTION, "value": str(a.appeal_id),
-                                     "text": {"type": "plain_text", "text": "Rule"}}})
+        line = (
+            f"*#{a.appeal_id}* {escape(a.user)} · drill #{a.drill_id} · {PART_LABELS[a.part].lower()}: "
+            f"{escape(a.reason)}"
+        )
+        blocks.append(
+            {
+                "type": "section",
+                "text": {"type": "mrkdwn", "text": line[:2900]},
+                "accessory": {
+                    "type": "button",
+                    "action_id": RULE_ACTION,
+                    "value": str(a.appeal_id),
+                    "text": {"type": "plain_text", "text": "Rule"},
+                },
+            }
+        )
     return blocks
 
 
@@ -128,8 +207,13 @@ def _value(view: dict[str, Any], block: str, action: str) -> Any:
 HomeSection = Callable[[Any, UserRef], Awaitable[list[dict[str, Any]]]]
 
 
-def register_appeals(app: AsyncApp, engine: DrillEngine, background: Background, is_admin: IsAdmin,
-                     publish_home: Callable[[UserRef], Awaitable[None]] | None = None) -> HomeSection:
+def register_appeals(
+    app: AsyncApp,
+    engine: DrillEngine,
+    background: Background,
+    is_admin: IsAdmin,
+    publish_home: Callable[[UserRef], Awaitable[None]] | None = None,
+) -> HomeSection:
     """Hint and appeal listeners; returns the App Home's open-appeals section (the personal home adds it)."""
     hints, appeals = HintService(engine), AppealService(engine)
 
@@ -206,8 +290,7 @@ def register_appeals(app: AsyncApp, engine: DrillEngine, background: Background,
     async def ruling_submitted(ack: Any, body: dict[str, Any], view: dict[str, Any], client: Any) -> None:
         team, reviewer = team_of(body), body["user"]["id"]
         part = str((_value(view, PART_BLOCK, PART_INPUT).get("selected_option") or {}).get("value") or "")
-        decision = str((_value(view, DECISION_BLOCK, DECISION_INPUT).get("selected_option") or {}).get("value")
-                       or "")
+        decision = str((_value(view, DECISION_BLOCK, DECISION_INPUT).get("selected_option") or {}).get("value") or "")
         credit = str((_value(view, CREDIT_BLOCK, CREDIT_INPUT).get("selected_option") or {}).get("value") or "1")
         note = str(_value(view, NOTE_BLOCK, NOTE_INPUT).get("value") or "")
         remember = _value(view, REMEMBER_BLOCK, REMEMBER_INPUT).get("value") or None
@@ -219,10 +302,21 @@ def register_appeals(app: AsyncApp, engine: DrillEngine, background: Background,
             return
         accept = decision == "accept"
         try:
-            ruling = await asyncio.wait_for(appeals.resolve(
-                PLATFORM, team, int(view.get("private_metadata") or 0), accept=accept, part=part,
-                reviewer=reviewer, credit=float(credit) if accept else None, note=note,
-                remember=remember if accept else None, told=True), 2.0)
+            ruling = await asyncio.wait_for(
+                appeals.resolve(
+                    PLATFORM,
+                    team,
+                    int(view.get("private_metadata") or 0),
+                    accept=accept,
+                    part=part,
+                    reviewer=reviewer,
+                    credit=float(credit) if accept else None,
+                    note=note,
+                    remember=remember if accept else None,
+                    told=True,
+                ),
+                2.0,
+            )
         except DrillError as exc:
             block = REMEMBER_BLOCK if remember and "phrase" in str(exc).lower() else DECISION_BLOCK
             await ack(response_action="errors", errors={block: str(exc)[:150]})

@@ -64,15 +64,26 @@ def drill_blocks(post: DrillPost, seconds_left: int, file_id: str | None = None)
     blocks: list[dict[str, Any]] = [
         *_head(post),
         *image_block(file_id, drill_alt_text(post)),
-        {"type": "context", "block_id": TIMER_BLOCK,
-         "elements": [{"type": "mrkdwn", "text": remaining_text(post.deadline, seconds_left)}]},
+        {
+            "type": "context",
+            "block_id": TIMER_BLOCK,
+            "elements": [{"type": "mrkdwn", "text": remaining_text(post.deadline, seconds_left)}],
+        },
     ]
     from .appeals import hint_button
 
     buttons = [hint_button(post.drill_id)]
     if post.answer_mode in ("modal", "both"):
-        buttons.insert(0, {"type": "button", "action_id": SUBMIT_ACTION, "style": "primary",
-                           "value": str(post.drill_id), "text": {"type": "plain_text", "text": "Submit diagnosis"}})
+        buttons.insert(
+            0,
+            {
+                "type": "button",
+                "action_id": SUBMIT_ACTION,
+                "style": "primary",
+                "value": str(post.drill_id),
+                "text": {"type": "plain_text", "text": "Submit diagnosis"},
+            },
+        )
     blocks.append({"type": "actions", "elements": buttons})
     hint = "Read it in order: step → gaps → overlap → top kernels. Answers stay hidden until the reveal."
     if post.answer_mode in ("thread", "both"):
@@ -92,8 +103,10 @@ def closed_drill_blocks(post: DrillPost, reveal: RevealPost, file_id: str | None
 
 def closed_text(reveal: RevealPost) -> str:
     answers = len(reveal.scores)
-    return clip(f"*Revealed:* {escape(reveal.headline)}\n{answers} answer{'s' if answers != 1 else ''} · see the "
-                "thread for the annotated picture, the reading and the scores.")
+    return clip(
+        f"*Revealed:* {escape(reveal.headline)}\n{answers} answer{'s' if answers != 1 else ''} · see the "
+        "thread for the annotated picture, the reading and the scores."
+    )
 
 
 def headline_text(reveal: RevealPost) -> str:
@@ -125,23 +138,41 @@ def _sections(text: str, wrap: str = "") -> list[dict[str, Any]]:
 
 
 def reveal_blocks(post: RevealPost, file_id: str | None) -> list[dict[str, Any]]:
-    ranked = "\n".join(f"{i}. {escape(s.user)} — {s.points} pts ({round(100 * s.score)}/100)"
-                       for i, s in enumerate(post.scores, start=1)) or "Nobody answered this one."
-    blocks = [{"type": "section", "text": {"type": "mrkdwn", "text": clip(f"*Reveal — {escape(post.headline)}*")}},
-              *image_block(file_id, f"Annotated reveal: {post.title}"),
-              *_sections(escape(post.text), "```"),
-              *_sections("*Scores*\n" + ranked)]
+    ranked = (
+        "\n".join(
+            f"{i}. {escape(s.user)} — {s.points} pts ({round(100 * s.score)}/100)"
+            for i, s in enumerate(post.scores, start=1)
+        )
+        or "Nobody answered this one."
+    )
+    blocks = [
+        {"type": "section", "text": {"type": "mrkdwn", "text": clip(f"*Reveal — {escape(post.headline)}*")}},
+        *image_block(file_id, f"Annotated reveal: {post.title}"),
+        *_sections(escape(post.text), "```"),
+        *_sections("*Scores*\n" + ranked),
+    ]
     if len(blocks) > MAX_MESSAGE_BLOCKS:  # a huge board: keep the head of it, say how much is left out
         kept = blocks[: MAX_MESSAGE_BLOCKS - 1]
-        blocks = [*kept, {"type": "context", "elements": [{"type": "mrkdwn", "text":
-                  f"… {len(post.scores)} answers in all; see `/trace leaderboard`."}]}]
+        blocks = [
+            *kept,
+            {
+                "type": "context",
+                "elements": [
+                    {"type": "mrkdwn", "text": f"… {len(post.scores)} answers in all; see `/trace leaderboard`."}
+                ],
+            },
+        ]
     return blocks
 
 
 def answer_modal(drill_id: int, channel_id: str, max_chars: int, previous: str = "") -> dict[str, Any]:
     element: dict[str, Any] = {
-        "type": "plain_text_input", "action_id": ANSWER_INPUT, "multiline": True, "max_length": max_chars,
-        "placeholder": {"type": "plain_text", "text": "Step is … the gap … so it's … confirm by … fix …"}}
+        "type": "plain_text_input",
+        "action_id": ANSWER_INPUT,
+        "multiline": True,
+        "max_length": max_chars,
+        "placeholder": {"type": "plain_text", "text": "Step is … the gap … so it's … confirm by … fix …"},
+    }
     if previous:
         element["initial_value"] = previous[:max_chars]  # reopening shows your last answer to revise
     return {
@@ -151,11 +182,14 @@ def answer_modal(drill_id: int, channel_id: str, max_chars: int, previous: str =
         "title": {"type": "plain_text", "text": f"Drill #{drill_id}"},
         "submit": {"type": "plain_text", "text": "Submit"},
         "close": {"type": "plain_text", "text": "Cancel"},
-        "blocks": [{
-            "type": "input", "block_id": ANSWER_BLOCK,
-            "label": {"type": "plain_text", "text": "Your diagnosis: signature, confirming measurement, fix"},
-            "element": element,
-        }],
+        "blocks": [
+            {
+                "type": "input",
+                "block_id": ANSWER_BLOCK,
+                "label": {"type": "plain_text", "text": "Your diagnosis: signature, confirming measurement, fix"},
+                "element": element,
+            }
+        ],
     }
 
 
@@ -168,15 +202,27 @@ def receipt_view(drill_id: int, text: str) -> dict[str, Any]:
         "blocks": [
             {"type": "section", "text": {"type": "mrkdwn", "text": "*Your answer was sent:*"}},
             *_sections(escape(text), "```")[:10],
-            {"type": "context", "elements": [{"type": "mrkdwn", "text":
-             "A confirmation follows by direct message; your per-part feedback arrives there and in the "
-             "tracedrill Home tab after the reveal. Press the button again to revise."}]},
+            {
+                "type": "context",
+                "elements": [
+                    {
+                        "type": "mrkdwn",
+                        "text": "A confirmation follows by direct message; your per-part feedback arrives there "
+                        "and in the "
+                        "tracedrill Home tab after the reveal. Press the button again to revise.",
+                    }
+                ],
+            },
         ],
     }
 
 
 def reveal_text(post: RevealPost) -> str:
-    ranked = "\n".join(f"{i}. {escape(s.user)} — {s.points} pts ({round(100 * s.score)}/100)"
-                       + (" · hinted" if s.hinted else "")
-                       for i, s in enumerate(post.scores, start=1)) or "Nobody answered this one."
+    ranked = (
+        "\n".join(
+            f"{i}. {escape(s.user)} — {s.points} pts ({round(100 * s.score)}/100)" + (" · hinted" if s.hinted else "")
+            for i, s in enumerate(post.scores, start=1)
+        )
+        or "Nobody answered this one."
+    )
     return f"*Reveal — {escape(post.headline)}*\n{escape(in_code_block(post.text))}\n*Scores*\n{ranked}"

@@ -41,8 +41,7 @@ MAX_REMEMBERED = 1000  # drill file ids kept in memory (a restart reads them bac
 
 
 # Answers Slack may give differently a moment later; the engine retries a post only when it is one of these.
-TEMPORARY_ERRORS = frozenset({"ratelimited", "internal_error", "fatal_error", "service_unavailable",
-                              "request_timeout"})
+TEMPORARY_ERRORS = frozenset({"ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout"})
 
 
 @contextlib.contextmanager
@@ -63,8 +62,15 @@ def make_client(token: str | None, base_url: str) -> AsyncWebClient:
 
 
 class SlackChat:
-    def __init__(self, token_for: TokenLookup, base_url: str, *, max_in_flight: int = 8,
-                 min_gap: float = MIN_GAP_SECONDS, update_every: float = 30.0) -> None:
+    def __init__(
+        self,
+        token_for: TokenLookup,
+        base_url: str,
+        *,
+        max_in_flight: int = 8,
+        min_gap: float = MIN_GAP_SECONDS,
+        update_every: float = 30.0,
+    ) -> None:
         self.token_for = token_for
         self.base_url = base_url
         self._clients: dict[str, AsyncWebClient] = {}
@@ -107,11 +113,16 @@ class SlackChat:
         left = max(0, int((post.deadline - post.posted_at).total_seconds()))
         async with self._slots:
             with transient_marked():
-                file_id = await self._upload(c, post.image_png, "trace.png", f"Trace drill #{post.drill_id}",
-                                             drill_alt_text(post))
+                file_id = await self._upload(
+                    c, post.image_png, "trace.png", f"Trace drill #{post.drill_id}", drill_alt_text(post)
+                )
                 await self._paced(channel.channel)
-                resp = await c.chat_postMessage(channel=channel.channel, text=f"Trace drill #{post.drill_id}",
-                                                blocks=drill_blocks(post, left, file_id), unfurl_links=False)
+                resp = await c.chat_postMessage(
+                    channel=channel.channel,
+                    text=f"Trace drill #{post.drill_id}",
+                    blocks=drill_blocks(post, left, file_id),
+                    unfurl_links=False,
+                )
         ts = str(resp["ts"])  # the last call that can fail: the engine stores this ts next
         self._remember(ts, file_id, post)
         ref = MessageRef(channel, ts)
@@ -156,8 +167,12 @@ class SlackChat:
             return
         c = await self.client(ref.channel.workspace)
         async with self._slots:
-            await c.chat_update(channel=ref.channel.channel, ts=ref.message, text=remaining_text(
-                post.deadline, remaining_seconds), blocks=drill_blocks(post, remaining_seconds, file_id))
+            await c.chat_update(
+                channel=ref.channel.channel,
+                ts=ref.message,
+                text=remaining_text(post.deadline, remaining_seconds),
+                blocks=drill_blocks(post, remaining_seconds, file_id),
+            )
 
     async def post_reveal(self, ref: MessageRef, post: RevealPost) -> MessageRef:
         c = await self.client(ref.channel.workspace)
@@ -168,20 +183,35 @@ class SlackChat:
             await asyncio.gather(ticker, return_exceptions=True)
         async with self._slots:
             with transient_marked():
-                file_id = await self._upload(c, post.image_png, "reveal.png", f"Reveal of drill #{post.drill_id}",
-                                             f"Annotated reveal: {post.title}")
+                file_id = await self._upload(
+                    c,
+                    post.image_png,
+                    "reveal.png",
+                    f"Reveal of drill #{post.drill_id}",
+                    f"Annotated reveal: {post.title}",
+                )
                 await self._paced(ref.channel.channel)
-                resp = await c.chat_postMessage(channel=ref.channel.channel, thread_ts=thread,
-                                                text=clip(reveal_text(post)), blocks=reveal_blocks(post, file_id),
-                                                unfurl_links=False)
+                resp = await c.chat_postMessage(
+                    channel=ref.channel.channel,
+                    thread_ts=thread,
+                    text=clip(reveal_text(post)),
+                    blocks=reveal_blocks(post, file_id),
+                    unfurl_links=False,
+                )
             if thread:  # the reveal is out: from here on a failure must not make the engine post it again
                 await self._paced(ref.channel.channel)
                 try:
-                    await c.chat_postMessage(channel=ref.channel.channel, thread_ts=thread, reply_broadcast=True,
-                                             text=headline_text(post), unfurl_links=False)
+                    await c.chat_postMessage(
+                        channel=ref.channel.channel,
+                        thread_ts=thread,
+                        reply_broadcast=True,
+                        text=headline_text(post),
+                        unfurl_links=False,
+                    )
                 except SlackApiError as exc:
-                    log.warning("broadcasting the headline of drill %s failed: %s", post.drill_id,
-                                exc.response.get("error"))
+                    log.warning(
+                        "broadcasting the headline of drill %s failed: %s", post.drill_id, exc.response.get("error")
+                    )
         if thread:
             await self._close_drill(c, ref, post)
         return MessageRef(ref.channel, str(resp["ts"]))
@@ -197,23 +227,34 @@ class SlackChat:
             else:
                 blocks = closed_drill_blocks(drill, reveal, file_id)
             async with self._slots:
-                await c.chat_update(channel=ref.channel.channel, ts=ref.message, blocks=blocks,
-                                    text=f"Trace drill #{reveal.drill_id} — revealed: {escape(reveal.headline)}")
+                await c.chat_update(
+                    channel=ref.channel.channel,
+                    ts=ref.message,
+                    blocks=blocks,
+                    text=f"Trace drill #{reveal.drill_id} — revealed: {escape(reveal.headline)}",
+                )
         except SlackApiError as exc:  # the reveal is out in the thread; a stale parent is cosmetic
             log.warning("closing drill message %s failed: %s", ref.message, exc.response.get("error"))
 
     async def _read_back(self, c: AsyncWebClient, ref: MessageRef) -> tuple[list[dict[str, Any]], str | None]:
-        hist = await c.conversations_history(channel=ref.channel.channel, latest=ref.message, inclusive=True,
-                                             limit=1)
+        hist = await c.conversations_history(channel=ref.channel.channel, latest=ref.message, inclusive=True, limit=1)
         messages = hist.get("messages") or []
         blocks = list(messages[0].get("blocks") or []) if messages else []
         keep = [b for b in blocks if b.get("type") in ("header", "section", "image")][:3]
-        file_id = next((b["slack_file"].get("id") for b in keep if b.get("type") == "image" and b.get(
-            "slack_file")), None)
+        file_id = next(
+            (b["slack_file"].get("id") for b in keep if b.get("type") == "image" and b.get("slack_file")), None
+        )
         return keep, file_id
 
-    async def send_private(self, channel: ChannelRef, user: UserRef, text: str, *,
-                           thread: MessageRef | None = None, blocks: list[dict[str, Any]] | None = None) -> None:
+    async def send_private(
+        self,
+        channel: ChannelRef,
+        user: UserRef,
+        text: str,
+        *,
+        thread: MessageRef | None = None,
+        blocks: list[dict[str, Any]] | None = None,
+    ) -> None:
         """A direct message (persists across devices; needs im:write). If the DM fails, an ephemeral note in
         the channel. The person's App Home is refreshed too, so the feedback is also there."""
         c = await self.client(channel.workspace)
@@ -223,23 +264,26 @@ class SlackChat:
             log.info("DM to %s failed (%s); trying ephemeral", user.user, exc.response.get("error"))
             if channel.channel:
                 async with self._slots:
-                    await c.chat_postEphemeral(channel=channel.channel, user=user.user, text=escape(text),
-                                               blocks=blocks)
+                    await c.chat_postEphemeral(
+                        channel=channel.channel, user=user.user, text=escape(text), blocks=blocks
+                    )
         if self.publish_home is not None:
             try:
                 await self.publish_home(user)
             except Exception as exc:  # the DM carried it; a stale Home is not worth failing over
                 log.warning("App Home refresh failed: %s", type(exc).__name__)
 
-    async def direct_message(self, c: AsyncWebClient, user_id: str, text: str,
-                             blocks: list[dict[str, Any]] | None = None) -> None:
+    async def direct_message(
+        self, c: AsyncWebClient, user_id: str, text: str, blocks: list[dict[str, Any]] | None = None
+    ) -> None:
         async with self._slots:
             opened = await c.conversations_open(users=user_id)
             dm = str(opened["channel"]["id"])
             await c.chat_postMessage(channel=dm, text=text, blocks=blocks, unfurl_links=False)
 
-    async def send_grade_feedback(self, channel: ChannelRef, user: UserRef, drill_id: int, text: str, *,
-                                  thread: MessageRef | None = None) -> None:
+    async def send_grade_feedback(
+        self, channel: ChannelRef, user: UserRef, drill_id: int, text: str, *, thread: MessageRef | None = None
+    ) -> None:
         """Private feedback (DM, else ephemeral) with "Appeal this grade" under it (FeedbackPort)."""
         from .appeals import feedback_blocks
 
@@ -250,4 +294,3 @@ class SlackChat:
         async with self._slots:
             await self._paced(channel.channel)
             await c.chat_postMessage(channel=channel.channel, text=escape(text))
-

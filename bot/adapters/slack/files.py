@@ -36,8 +36,9 @@ def on_slack_host(url: str, hosts: Sequence[str]) -> bool:
     return origin is not None and origin in {_origin(h) for h in hosts}
 
 
-async def download_shared_file(file: dict[str, Any], token: str, hosts: Sequence[str],
-                               check_size: Callable[[str, int], None]) -> bytes:
+async def download_shared_file(
+    file: dict[str, Any], token: str, hosts: Sequence[str], check_size: Callable[[str, int], None]
+) -> bytes:
     """The file's bytes, or AnalysisError with one line fit for the person who asked."""
     name = str(file.get("name", "the file"))
     if file.get("is_external") or file.get("mode") == "external":
@@ -48,8 +49,10 @@ async def download_shared_file(file: dict[str, Any], token: str, hosts: Sequence
         raise AnalysisError(f"{name} is not stored on Slack's file host; upload the trace file itself to Slack")
     check_size(name, int(file.get("size", 0) or 0))
     try:
-        async with aiohttp.ClientSession(timeout=TIMEOUT) as session, session.get(
-                url, headers={"Authorization": f"Bearer {token}"}, allow_redirects=False) as resp:
+        async with (
+            aiohttp.ClientSession(timeout=TIMEOUT) as session,
+            session.get(url, headers={"Authorization": f"Bearer {token}"}, allow_redirects=False) as resp,
+        ):
             if 300 <= resp.status < 400:
                 raise AnalysisError(f"{name}: Slack redirected the download elsewhere; refused")
             if resp.status != 200:

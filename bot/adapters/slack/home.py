@@ -11,8 +11,11 @@ from ...scenarios.ids import DIFFICULTIES, SIGNATURE_IDS
 from .blocks import clip, escape, image_block
 
 CONFIG_CALLBACK = "trace_config"
-MODE_LABELS = {"modal": "Form only — answers hidden until the reveal", "thread": "Thread replies (public)",
-               "both": "Form or thread replies"}
+MODE_LABELS = {
+    "modal": "Form only — answers hidden until the reveal",
+    "thread": "Thread replies (public)",
+    "both": "Form or thread replies",
+}
 
 
 def _section(text: str) -> dict[str, Any]:
@@ -23,11 +26,19 @@ def home_view(home: Home, chart_file_id: str | None, default_seconds: int) -> di
     blocks: list[dict[str, Any]] = [{"type": "header", "text": {"type": "plain_text", "text": "Your tracedrill"}}]
     st = home.stats
     if st is None:
-        blocks.append(_section("No answers from you yet. Press *Submit diagnosis* under a drill, or start one with "
-                               "`/trace` in a channel."))
+        blocks.append(
+            _section(
+                "No answers from you yet. Press *Submit diagnosis* under a drill, or start one with "
+                "`/trace` in a channel."
+            )
+        )
         return {"type": "home", "blocks": blocks}
-    blocks.append(_section(f"*{st.answers}* answers · *{st.total_points}* points · mean "
-                           f"*{round(100 * st.mean_score)}*/100 · streak *{st.streak}* (best {st.best_streak})"))
+    blocks.append(
+        _section(
+            f"*{st.answers}* answers · *{st.total_points}* points · mean "
+            f"*{round(100 * st.mean_score)}*/100 · streak *{st.streak}* (best {st.best_streak})"
+        )
+    )
     if st.weakest:
         blocks.append(_section("*Weakest signatures:* " + ", ".join(f"`{w}`" for w in st.weakest)))
     blocks += image_block(chart_file_id, "Your mean score per week for each signature")
@@ -36,16 +47,30 @@ def home_view(home: Home, chart_file_id: str | None, default_seconds: int) -> di
         blocks.append(_section("*Your last answers*"))
     for a in home.answers:
         if a.revealed:
-            head = (f"*Drill #{a.drill_id}*{' (late)' if a.late else ''} — `{a.signature}`: "
-                    f"{round(100 * (a.score or 0))}/100, {a.points} pts")
+            head = (
+                f"*Drill #{a.drill_id}*{' (late)' if a.late else ''} — `{a.signature}`: "
+                f"{round(100 * (a.score or 0))}/100, {a.points} pts"
+            )
         else:
             head = f"*Drill #{a.drill_id}* — awaiting the reveal"
         wrote = " ".join(a.answer.split())
         blocks.append(_section(f"{head}\n>{escape(clip(wrote, 600))}\n```{escape(a.feedback)}```"))
     if home.settings is not None:
         blocks.append({"type": "divider"})
-        blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": clip(
-            f"Settings in #{escape(home.channel_name)}: {escape(home.settings.summary(default_seconds))}")}]})
+        blocks.append(
+            {
+                "type": "context",
+                "elements": [
+                    {
+                        "type": "mrkdwn",
+                        "text": clip(
+                            f"Settings in #{escape(home.channel_name)}: "
+                            f"{escape(home.settings.summary(default_seconds))}"
+                        ),
+                    }
+                ],
+            }
+        )
     return {"type": "home", "blocks": blocks[:100]}
 
 
@@ -57,40 +82,83 @@ def config_modal(channel_id: str, current: ChannelSettings, default_seconds: int
     mode_options = [_option(m, MODE_LABELS[m]) for m in ANSWER_MODES]
     diff_options = [_option(d, d) for d in DIFFICULTIES]
     sig_options = [_option(s, s) for s in SIGNATURE_IDS]
-    signatures: dict[str, Any] = {"type": "multi_static_select", "action_id": "value", "options": sig_options,
-                                  "placeholder": {"type": "plain_text", "text": "All ten"}}
+    signatures: dict[str, Any] = {
+        "type": "multi_static_select",
+        "action_id": "value",
+        "options": sig_options,
+        "placeholder": {"type": "plain_text", "text": "All ten"},
+    }
     if current.signature_mix:
         signatures["initial_options"] = [_option(s, s) for s in current.signature_mix]
     return {
-        "type": "modal", "callback_id": CONFIG_CALLBACK, "private_metadata": channel_id,
+        "type": "modal",
+        "callback_id": CONFIG_CALLBACK,
+        "private_metadata": channel_id,
         "title": {"type": "plain_text", "text": "Channel settings"},
         "submit": {"type": "plain_text", "text": "Save"},
         "close": {"type": "plain_text", "text": "Cancel"},
         "blocks": [
-            {"type": "input", "block_id": "answer_mode", "label": {"type": "plain_text", "text": "How people answer"},
-             "element": {"type": "static_select", "action_id": "value", "options": mode_options,
-                         "initial_option": _option(current.answer_mode, MODE_LABELS[current.answer_mode])}},
-            {"type": "input", "block_id": "answer_seconds",
-             "label": {"type": "plain_text", "text": "Answer time (seconds)"},
-             "element": {"type": "number_input", "action_id": "value", "is_decimal_allowed": False,
-                         "min_value": "30", "max_value": str(24 * 3600),
-                         "initial_value": str(current.answer_seconds or default_seconds)}},
-            {"type": "input", "block_id": "difficulty", "label": {"type": "plain_text", "text": "Difficulty"},
-             "element": {"type": "static_select", "action_id": "value", "options": diff_options,
-                         "initial_option": _option(current.difficulty, current.difficulty)}},
-            {"type": "input", "block_id": "signatures", "optional": True,
-             "label": {"type": "plain_text", "text": "Signature mix (empty: all ten)"}, "element": signatures},
-            {"type": "input", "block_id": "schedule", "optional": True,
-             "label": {"type": "plain_text", "text": "Daily drill (e.g. weekdays 09:30 Europe/Berlin, or off)"},
-             "element": {"type": "plain_text_input", "action_id": "value", "max_length": 80,
-                         "initial_value": current.schedule_text()}},
+            {
+                "type": "input",
+                "block_id": "answer_mode",
+                "label": {"type": "plain_text", "text": "How people answer"},
+                "element": {
+                    "type": "static_select",
+                    "action_id": "value",
+                    "options": mode_options,
+                    "initial_option": _option(current.answer_mode, MODE_LABELS[current.answer_mode]),
+                },
+            },
+            {
+                "type": "input",
+                "block_id": "answer_seconds",
+                "label": {"type": "plain_text", "text": "Answer time (seconds)"},
+                "element": {
+                    "type": "number_input",
+                    "action_id": "value",
+                    "is_decimal_allowed": False,
+                    "min_value": "30",
+                    "max_value": str(24 * 3600),
+                    "initial_value": str(current.answer_seconds or default_seconds),
+                },
+            },
+            {
+                "type": "input",
+                "block_id": "difficulty",
+                "label": {"type": "plain_text", "text": "Difficulty"},
+                "element": {
+                    "type": "static_select",
+                    "action_id": "value",
+                    "options": diff_options,
+                    "initial_option": _option(current.difficulty, current.difficulty),
+                },
+            },
+            {
+                "type": "input",
+                "block_id": "signatures",
+                "optional": True,
+                "label": {"type": "plain_text", "text": "Signature mix (empty: all ten)"},
+                "element": signatures,
+            },
+            {
+                "type": "input",
+                "block_id": "schedule",
+                "optional": True,
+                "label": {"type": "plain_text", "text": "Daily drill (e.g. weekdays 09:30 Europe/Berlin, or off)"},
+                "element": {
+                    "type": "plain_text_input",
+                    "action_id": "value",
+                    "max_length": 80,
+                    "initial_value": current.schedule_text(),
+                },
+            },
         ],
     }
 
 
 def config_values(view: dict[str, Any]) -> dict[str, Any]:
     """The submitted config modal's values, by block id (missing or empty ones are None)."""
-    values = ((view.get("state") or {}).get("values") or {})
+    values = (view.get("state") or {}).get("values") or {}
     out: dict[str, Any] = {}
     for block, fields in values.items():
         v = (fields or {}).get("value") or {}

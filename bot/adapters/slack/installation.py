@@ -37,25 +37,41 @@ class ThreadedInstallationStore(AsyncInstallationStore):
     async def async_save_bot(self, bot: Bot) -> None:
         await asyncio.to_thread(self.store.save_bot, bot)
 
-    async def async_find_bot(self, *, enterprise_id: str | None, team_id: str | None,
-                             is_enterprise_install: bool | None = False) -> Bot | None:
-        return await asyncio.to_thread(self.store.find_bot, enterprise_id=enterprise_id, team_id=team_id,
-                                       is_enterprise_install=is_enterprise_install)
+    async def async_find_bot(
+        self, *, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None = False
+    ) -> Bot | None:
+        return await asyncio.to_thread(
+            self.store.find_bot,
+            enterprise_id=enterprise_id,
+            team_id=team_id,
+            is_enterprise_install=is_enterprise_install,
+        )
 
-    async def async_find_installation(self, *, enterprise_id: str | None, team_id: str | None,
-                                      user_id: str | None = None, is_enterprise_install: bool | None = False
-                                      ) -> Installation | None:
-        return await asyncio.to_thread(self.store.find_installation, enterprise_id=enterprise_id,
-                                       team_id=team_id, user_id=user_id,
-                                       is_enterprise_install=is_enterprise_install)
+    async def async_find_installation(
+        self,
+        *,
+        enterprise_id: str | None,
+        team_id: str | None,
+        user_id: str | None = None,
+        is_enterprise_install: bool | None = False,
+    ) -> Installation | None:
+        return await asyncio.to_thread(
+            self.store.find_installation,
+            enterprise_id=enterprise_id,
+            team_id=team_id,
+            user_id=user_id,
+            is_enterprise_install=is_enterprise_install,
+        )
 
     async def async_delete_bot(self, *, enterprise_id: str | None, team_id: str | None) -> None:
         await asyncio.to_thread(self.store.delete_bot, enterprise_id=enterprise_id, team_id=team_id)
 
-    async def async_delete_installation(self, *, enterprise_id: str | None, team_id: str | None,
-                                        user_id: str | None = None) -> None:
-        await asyncio.to_thread(self.store.delete_installation, enterprise_id=enterprise_id, team_id=team_id,
-                                user_id=user_id)
+    async def async_delete_installation(
+        self, *, enterprise_id: str | None, team_id: str | None, user_id: str | None = None
+    ) -> None:
+        await asyncio.to_thread(
+            self.store.delete_installation, enterprise_id=enterprise_id, team_id=team_id, user_id=user_id
+        )
 
     async def async_delete_all(self, *, enterprise_id: str | None, team_id: str | None) -> None:
         await self.async_delete_bot(enterprise_id=enterprise_id, team_id=team_id)

@@ -15,8 +15,7 @@ MAX_ENTRIES = 5000
 
 def best_name(user: dict[str, Any]) -> str:
     profile = user.get("profile") or {}
-    for candidate in (profile.get("display_name"), profile.get("real_name"), user.get("real_name"),
-                      user.get("name")):
+    for candidate in (profile.get("display_name"), profile.get("real_name"), user.get("real_name"), user.get("name")):
         if candidate:
             return str(candidate)[:80]
     return ""

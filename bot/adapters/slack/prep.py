@@ -40,53 +40,117 @@ def math_blocks(post: MathPost) -> list[dict[str, Any]]:
     return [
         {"type": "header", "text": {"type": "plain_text", "text": f"Mental math #{post.question_id}"}},
         {"type": "section", "text": {"type": "mrkdwn", "text": escape(q.question)}},
-        {"type": "context", "elements": [{"type": "mrkdwn", "text":
-            f"Answer by {slack_date(post.deadline)} · in {q.unit} · ±{q.tolerance:.0%} counts · "
-            "answers stay hidden until the reveal"}]},
-        {"type": "actions", "elements": [{"type": "button", "action_id": MATH_ACTION, "style": "primary",
-                                          "value": str(post.question_id),
-                                          "text": {"type": "plain_text", "text": "Answer"}}]},
+        {
+            "type": "context",
+            "elements": [
+                {
+                    "type": "mrkdwn",
+                    "text": f"Answer by {slack_date(post.deadline)} · in {q.unit} · ±{q.tolerance:.0%} counts · "
+                    "answers stay hidden until the reveal",
+                }
+            ],
+        },
+        {
+            "type": "actions",
+            "elements": [
+                {
+                    "type": "button",
+                    "action_id": MATH_ACTION,
+                    "style": "primary",
+                    "value": str(post.question_id),
+                    "text": {"type": "plain_text", "text": "Answer"},
+                }
+            ],
+        },
     ]
 
 
 def math_modal(question_id: int, channel_id: str, prompt: str) -> dict[str, Any]:
     return {
-        "type": "modal", "callback_id": MATH_MODAL, "private_metadata": f"{question_id}|{channel_id}",
+        "type": "modal",
+        "callback_id": MATH_MODAL,
+        "private_metadata": f"{question_id}|{channel_id}",
         "title": {"type": "plain_text", "text": f"Math #{question_id}"},
-        "submit": {"type": "plain_text", "text": "Submit"}, "close": {"type": "plain_text", "text": "Cancel"},
+        "submit": {"type": "plain_text", "text": "Submit"},
+        "close": {"type": "plain_text", "text": "Cancel"},
         "blocks": [
             {"type": "section", "text": {"type": "plain_text", "text": prompt[:2900]}},
-            {"type": "input", "block_id": MATH_BLOCK, "label": {"type": "plain_text", "text": "Your answer"},
-             "element": {"type": "plain_text_input", "action_id": MATH_INPUT, "max_length": MAX_ANSWER_CHARS,
-                         "placeholder": {"type": "plain_text", "text": "e.g. 1,200 or ~1.2e3 or 45%"}}}],
+            {
+                "type": "input",
+                "block_id": MATH_BLOCK,
+                "label": {"type": "plain_text", "text": "Your answer"},
+                "element": {
+                    "type": "plain_text_input",
+                    "action_id": MATH_INPUT,
+                    "max_length": MAX_ANSWER_CHARS,
+                    "placeholder": {"type": "plain_text", "text": "e.g. 1,200 or ~1.2e3 or 45%"},
+                },
+            },
+        ],
     }
 
 
 def round_blocks(post: RoundPost) -> list[dict[str, Any]]:
     lines = "\n".join(escape(line) for line in post.context_lines)
     return [
-        {"type": "header", "text": {"type": "plain_text",
-                                    "text": f"Mock interview · round {post.number}/{post.rounds}"}},
-        {"type": "section", "text": {"type": "mrkdwn", "text":
-            f"<@{post.user.user}>'s interview ({post.difficulty}). *{escape(post.title)}*\n{lines}"}},
-        {"type": "context", "elements": [{"type": "mrkdwn", "text":
-            f"5-minute clock: answer by {slack_date(post.deadline)}. Narrate it: step → gaps → overlap → top "
-            "kernels, quote this trace's numbers, name the lookalike and say why it is not that."}]},
-        {"type": "actions", "elements": [{"type": "button", "action_id": ROUND_ACTION, "style": "primary",
-                                          "value": str(post.session_id),
-                                          "text": {"type": "plain_text", "text": "Answer this round"}}]},
+        {
+            "type": "header",
+            "text": {"type": "plain_text", "text": f"Mock interview · round {post.number}/{post.rounds}"},
+        },
+        {
+            "type": "section",
+            "text": {
+                "type": "mrkdwn",
+                "text": f"<@{post.user.user}>'s interview ({post.difficulty}). *{escape(post.title)}*\n{lines}",
+            },
+        },
+        {
+            "type": "context",
+            "elements": [
+                {
+                    "type": "mrkdwn",
+                    "text": f"5-minute clock: answer by {slack_date(post.deadline)}. "
+                    "Narrate it: step → gaps → overlap → top "
+                    "kernels, quote this trace's numbers, name the lookalike and say why it is not that.",
+                }
+            ],
+        },
+        {
+            "type": "actions",
+            "elements": [
+                {
+                    "type": "button",
+                    "action_id": ROUND_ACTION,
+                    "style": "primary",
+                    "value": str(post.session_id),
+                    "text": {"type": "plain_text", "text": "Answer this round"},
+                }
+            ],
+        },
     ]
 
 
 def round_modal(session_id: int, channel_id: str, message_ts: str) -> dict[str, Any]:
     return {
-        "type": "modal", "callback_id": ROUND_MODAL, "private_metadata": f"{session_id}|{channel_id}|{message_ts}",
+        "type": "modal",
+        "callback_id": ROUND_MODAL,
+        "private_metadata": f"{session_id}|{channel_id}|{message_ts}",
         "title": {"type": "plain_text", "text": f"Interview #{session_id}"},
-        "submit": {"type": "plain_text", "text": "Submit"}, "close": {"type": "plain_text", "text": "Cancel"},
-        "blocks": [{"type": "input", "block_id": ROUND_BLOCK,
-                    "label": {"type": "plain_text", "text": "Your read, as you would say it out loud"},
-                    "element": {"type": "plain_text_input", "action_id": ROUND_INPUT, "multiline": True,
-                                "max_length": MAX_ROUND_CHARS}}],
+        "submit": {"type": "plain_text", "text": "Submit"},
+        "close": {"type": "plain_text", "text": "Cancel"},
+        "blocks": [
+            {
+                "type": "input",
+                "block_id": ROUND_BLOCK,
+                "label": {"type": "plain_text", "text": "Your read, as you would say it out loud"},
+                "element": {
+                    "type": "plain_text_input",
+                    "action_id": ROUND_INPUT,
+                    "multiline": True,
+                    "max_length": MAX_ROUND_CHARS,
+                },
+            }
+        ],
     }
 
 
@@ -98,14 +162,22 @@ class SlackPrepChat:
 
     async def post_math(self, channel: ChannelRef, post: MathPost) -> MessageRef:
         c = await self.chat.client(channel.workspace)
-        resp = await c.chat_postMessage(channel=channel.channel, text=f"Mental math #{post.question_id}",
-                                        blocks=math_blocks(post), unfurl_links=False)
+        resp = await c.chat_postMessage(
+            channel=channel.channel,
+            text=f"Mental math #{post.question_id}",
+            blocks=math_blocks(post),
+            unfurl_links=False,
+        )
         return MessageRef(channel, str(resp["ts"]))
 
     async def post_math_reveal(self, ref: MessageRef, post: MathRevealPost) -> MessageRef:
         c = await self.chat.client(ref.channel.workspace)
-        resp = await c.chat_postMessage(channel=ref.channel.channel, thread_ts=ref.message or None,
-                                        text=f"*Reveal*\n```{escape(post.text())}```", unfurl_links=False)
+        resp = await c.chat_postMessage(
+            channel=ref.channel.channel,
+            thread_ts=ref.message or None,
+            text=f"*Reveal*\n```{escape(post.text())}```",
+            unfurl_links=False,
+        )
         return MessageRef(ref.channel, str(resp["ts"]))
 
     async def send_private(self, channel: ChannelRef, user: UserRef, text: str) -> None:
@@ -113,31 +185,64 @@ class SlackPrepChat:
 
     async def post_round(self, channel: ChannelRef, post: RoundPost) -> MessageRef:
         c = await self.chat.client(channel.workspace)
-        resp = await c.chat_postMessage(channel=channel.channel, text=f"Mock interview round {post.number}",
-                                        blocks=round_blocks(post), unfurl_links=False)
+        resp = await c.chat_postMessage(
+            channel=channel.channel,
+            text=f"Mock interview round {post.number}",
+            blocks=round_blocks(post),
+            unfurl_links=False,
+        )
         ts = str(resp["ts"])
-        await c.files_upload_v2(channel=channel.channel, thread_ts=ts, file=post.image_png, filename="trace.png",
-                                title=f"Round {post.number}: {post.title}"[:200])
+        await c.files_upload_v2(
+            channel=channel.channel,
+            thread_ts=ts,
+            file=post.image_png,
+            filename="trace.png",
+            title=f"Round {post.number}: {post.title}"[:200],
+        )
         return MessageRef(channel, ts)
 
     async def post_text(self, ref: MessageRef, text: str) -> MessageRef:
         c = await self.chat.client(ref.channel.workspace)
         last = None
         for i in range(0, max(len(text), 1), 3500):  # Slack truncates messages near 40k; keep them readable
-            last = await c.chat_postMessage(channel=ref.channel.channel, thread_ts=ref.message or None,
-                                            text=escape(text[i:i + 3500]), unfurl_links=False)
+            last = await c.chat_postMessage(
+                channel=ref.channel.channel,
+                thread_ts=ref.message or None,
+                text=escape(text[i : i + 3500]),
+                unfurl_links=False,
+            )
         return MessageRef(ref.channel, str(last["ts"]) if last else "")
 
     async def post_invite(self, channel: ChannelRef, invite: InterviewInvite) -> MessageRef:
         c = await self.chat.client(channel.workspace)
         who = f" for study group *{escape(invite.group)}*" if invite.group else ""
-        resp = await c.chat_postMessage(channel=channel.channel, text="Mock interview session", unfurl_links=False,
-                                        blocks=[
-            {"type": "section", "text": {"type": "mrkdwn", "text":
-                f"*Mock interview session*{who}: {invite.rounds} rounds, 5 minutes each, rising difficulty."}},
-            {"type": "actions", "elements": [{"type": "button", "action_id": START_ACTION, "style": "primary",
-                                              "value": f"{invite.rounds}|{invite.group_id or ''}",
-                                              "text": {"type": "plain_text", "text": "Start my interview"}}]}])
+        resp = await c.chat_postMessage(
+            channel=channel.channel,
+            text="Mock interview session",
+            unfurl_links=False,
+            blocks=[
+                {
+                    "type": "section",
+                    "text": {
+                        "type": "mrkdwn",
+                        "text": f"*Mock interview session*{who}: {invite.rounds} rounds, "
+                        "5 minutes each, rising difficulty.",
+                    },
+                },
+                {
+                    "type": "actions",
+                    "elements": [
+                        {
+                            "type": "button",
+                            "action_id": START_ACTION,
+                            "style": "primary",
+                            "value": f"{invite.rounds}|{invite.group_id or ''}",
+                            "text": {"type": "plain_text", "text": "Start my interview"},
+                        }
+                    ],
+                },
+            ],
+        )
         return MessageRef(channel, str(resp["ts"]))
 
 
@@ -191,8 +296,17 @@ def register_prep(app: AsyncApp, prep: PrepServices) -> None:
             elif not await _is_admin(client, user.user):
                 text = "Only workspace admins can change the schedule."
             elif cmd.name == "schedule":
-                text = await set_schedule(prep.math.db, channel, cmd.target, cmd.weekdays, cmd.hour, cmd.minute,
-                                          cmd.timezone, group=cmd.group, rounds=cmd.rounds)
+                text = await set_schedule(
+                    prep.math.db,
+                    channel,
+                    cmd.target,
+                    cmd.weekdays,
+                    cmd.hour,
+                    cmd.minute,
+                    cmd.timezone,
+                    group=cmd.group,
+                    rounds=cmd.rounds,
+                )
                 prep.schedules_changed()
             else:
                 text = await schedule_off(prep.math.db, channel, cmd.target)
@@ -231,8 +345,9 @@ def register_prep(app: AsyncApp, prep: PrepServices) -> None:
         await ack()
         qid, _, channel_id = str(view.get("private_metadata", "")).partition("|")
         team, user = _who(body)
-        background(_math_answer(int(qid) if qid.isdigit() else 0, ChannelRef(PLATFORM, team, channel_id), user,
-                                text, client))
+        background(
+            _math_answer(int(qid) if qid.isdigit() else 0, ChannelRef(PLATFORM, team, channel_id), user, text, client)
+        )
 
     async def _math_answer(qid: int, channel: ChannelRef, user: UserRef, text: str, client: Any) -> None:
         try:
@@ -274,8 +389,11 @@ def register_prep(app: AsyncApp, prep: PrepServices) -> None:
         except Exception:
             log.exception("interview answer failed")
             if channel.channel:
-                await client.chat_postEphemeral(channel=channel.channel, user=user.user,
-                                                text="Something went wrong; `/trace interview resume` continues.")
+                await client.chat_postEphemeral(
+                    channel=channel.channel,
+                    user=user.user,
+                    text="Something went wrong; `/trace interview resume` continues.",
+                )
 
     @app.action(START_ACTION)
     async def start_from_invite(ack: Any, body: dict[str, Any], client: Any) -> None:
@@ -303,4 +421,3 @@ def _value(view: dict[str, Any], block: str, action: str) -> str:
 def _who(body: dict[str, Any]) -> tuple[str, UserRef]:
     team = body["team"]["id"] if body.get("team") else body["user"]["team_id"]
     return team, UserRef(PLATFORM, team, body["user"]["id"], body["user"].get("name", ""))
-

@@ -20,8 +20,9 @@ WINDOW_SECONDS = 5 * 60
 
 
 class ReplayGuard:
-    def __init__(self, window: float = WINDOW_SECONDS, max_entries: int = 100_000,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, window: float = WINDOW_SECONDS, max_entries: int = 100_000, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.window = window
         self.max_entries = max_entries
         self.clock = clock
@@ -46,8 +47,9 @@ class ReplayGuard:
             return str(values[0] if isinstance(values, list) else values)
 
         signature = header("x-slack-signature")
-        if signature and not self.first_time((header("x-slack-request-timestamp"), signature,
-                                              header("x-slack-retry-num"))):
+        if signature and not self.first_time(
+            (header("x-slack-request-timestamp"), signature, header("x-slack-retry-num"))
+        ):
             return BoltResponse(status=401, body="replayed request")
         await next()
         return resp

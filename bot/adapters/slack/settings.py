@@ -29,10 +29,17 @@ class SlackSettings(BaseSettings):
 
     def blank_secrets(self) -> list[str]:
         """Variables that are set but empty or whitespace: a blank signing secret would verify forged requests."""
-        fields = {"SLACK_BOT_TOKEN": self.bot_token, "SLACK_SIGNING_SECRET": self.signing_secret,
-                  "SLACK_APP_TOKEN": self.app_token, "SLACK_CLIENT_SECRET": self.client_secret}
+        fields = {
+            "SLACK_BOT_TOKEN": self.bot_token,
+            "SLACK_SIGNING_SECRET": self.signing_secret,
+            "SLACK_APP_TOKEN": self.app_token,
+            "SLACK_CLIENT_SECRET": self.client_secret,
+        }
         return [name for name, v in fields.items() if v is not None and not v.get_secret_value().strip()]
 
     def secrets(self) -> list[str]:
-        return [s.get_secret_value() for s in (self.bot_token, self.signing_secret, self.app_token,
-                                                 self.client_secret) if s is not None]
+        return [
+            s.get_secret_value()
+            for s in (self.bot_token, self.signing_secret, self.app_token, self.client_secret)
+            if s is not None
+        ]

@@ -53,8 +53,9 @@ def read_with_countdown(deadline: datetime | None, clock: Callable[[], datetime]
             return " time is up"
         return f" ⏱ {int(left) // 60}:{int(left) % 60:02d} left · empty line to submit · Ctrl-C to quit"
 
-    session: PromptSession[str] = PromptSession(multiline=True, key_bindings=bindings, bottom_toolbar=toolbar,
-                                                refresh_interval=0.5)
+    session: PromptSession[str] = PromptSession(
+        multiline=True, key_bindings=bindings, bottom_toolbar=toolbar, refresh_interval=0.5
+    )
     return session.prompt("diagnosis> ", prompt_continuation=lambda width, n, soft: " " * (width - 2) + "> ")
 
 

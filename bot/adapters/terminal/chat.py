@@ -49,8 +49,9 @@ class TerminalChat:
         self.echo(f"Annotated picture: {path}")
         return MessageRef(ref.channel, str(path))
 
-    async def send_private(self, channel: ChannelRef, user: UserRef, text: str, *,
-                           thread: MessageRef | None = None) -> None:
+    async def send_private(
+        self, channel: ChannelRef, user: UserRef, text: str, *, thread: MessageRef | None = None
+    ) -> None:
         self.private.append((user.user, text))
 
     async def announce(self, channel: ChannelRef, text: str) -> None:

@@ -36,9 +36,11 @@ async def run_interview(opts: InterviewOptions, console: Console, stdin: TextIO)
 
     seed = opts.seed if opts.seed is not None else random.randrange(SEED_RANGE)
     specs = plan(opts.rounds, seed)
-    console.print(f"Mock interview for {opts.user}: {len(specs)} round(s), {opts.seconds // 60} minutes each "
-                  f"(seed {seed}). Narrate it the way you would out loud: step → gaps → overlap → top kernels, "
-                  "quote this trace's numbers, name the lookalike and say why it is not that.")
+    console.print(
+        f"Mock interview for {opts.user}: {len(specs)} round(s), {opts.seconds // 60} minutes each "
+        f"(seed {seed}). Narrate it the way you would out loud: step → gaps → overlap → top kernels, "
+        "quote this trace's numbers, name the lookalike and say why it is not that."
+    )
     results: list[RoundResult] = []
     interactive = stdin_is_terminal() and stdin is sys.stdin
     for spec in specs:
@@ -51,8 +53,7 @@ async def run_interview(opts: InterviewOptions, console: Console, stdin: TextIO)
         started = time.monotonic()
         try:
             if interactive:
-                answer = await asyncio.to_thread(read_with_countdown, _now() + timedelta(seconds=opts.seconds),
-                                                 _now)
+                answer = await asyncio.to_thread(read_with_countdown, _now() + timedelta(seconds=opts.seconds), _now)
             else:
                 answer = read_piped(stdin)
         except (KeyboardInterrupt, EOFError):
@@ -60,8 +61,10 @@ async def run_interview(opts: InterviewOptions, console: Console, stdin: TextIO)
             break
         result = await asyncio.to_thread(judge, spec, scenario, answer, time.monotonic() - started)
         results.append(result)
-        console.print(f"Grade {result.grade.score:.0%} · narration {result.narration.score:.0%}"
-                      + (" · over time, half credit" if result.over_time else ""))
+        console.print(
+            f"Grade {result.grade.score:.0%} · narration {result.narration.score:.0%}"
+            + (" · over time, half credit" if result.over_time else "")
+        )
         console.print(result.grade.feedback(), markup=False, highlight=False)
         for note in result.narration.notes:
             console.print(f"• {note}", markup=False, highlight=False)
@@ -70,6 +73,9 @@ async def run_interview(opts: InterviewOptions, console: Console, stdin: TextIO)
         console.print(line, markup=False, highlight=False)
     for r in results:
         scenario = await asyncio.to_thread(scenario_for, r.spec)
-        console.print(Panel(model_answer(scenario), title=f"Model answer, round {r.spec.number}: {r.title}",
-                            expand=False), markup=False, highlight=False)
+        console.print(
+            Panel(model_answer(scenario), title=f"Model answer, round {r.spec.number}: {r.title}", expand=False),
+            markup=False,
+            highlight=False,
+        )
     return 0 if results else 130

@@ -67,8 +67,10 @@ async def run_math(opts: MathOptions, console: Console, stdin: TextIO, record: R
     for n in range(opts.rounds):
         seed = opts.seed + n if opts.seed is not None else rng.randrange(MAX_SEED)
         q = question(opts.kind, min(seed, MAX_SEED))
-        console.print(f"\n[bold]Q{n + 1}[/bold] ({q.kind}, seed {q.seed}) — {opts.seconds} seconds, ±"
-                      f"{(opts.tolerance or q.tolerance):.0%}:\n{q.question}")
+        console.print(
+            f"\n[bold]Q{n + 1}[/bold] ({q.kind}, seed {q.seed}) — {opts.seconds} seconds, ±"
+            f"{(opts.tolerance or q.tolerance):.0%}:\n{q.question}"
+        )
         started = time.monotonic()
         try:
             text = await asyncio.to_thread(_read, stdin, opts.seconds)
@@ -89,8 +91,9 @@ async def run_math(opts: MathOptions, console: Console, stdin: TextIO, record: R
         if result is not None:
             right += result.correct
             mark = "✓" if result.correct else "✗"
-            console.print(f"{mark} {result.explanation}" + (f" (answered after {taken:.0f} s)" if late else ""),
-                          markup=False)
+            console.print(
+                f"{mark} {result.explanation}" + (f" (answered after {taken:.0f} s)" if late else ""), markup=False
+            )
         if record is not None:
             points = await record(q, result, text, taken)
             if points is not None:
@@ -117,15 +120,19 @@ class TerminalMathChat:
         self.console.print(text, markup=False, highlight=False)
 
 
-async def play_math(math: MathService, user: str, kind: str | None, seed: int | None, console: Console,
-                    stdin: TextIO, tries: int = 3) -> int:
+async def play_math(
+    math: MathService, user: str, kind: str | None, seed: int | None, console: Console, stdin: TextIO, tries: int = 3
+) -> int:
     """One question through the same service as chat: stored, pointed, revealed, then the local math board."""
     channel = channel_ref(f"solo-{user}")
     math.chats[PLATFORM] = TerminalMathChat(console)
     started = await math.start(channel, kind=kind, seed=seed)
     q = await math.question_for(user_ref(user), started.id)
-    console.print(f"Math #{started.id} ({q.kind}) — {math.seconds} seconds, ±{q.tolerance:.0%}:\n{q.question}",
-                  markup=False, highlight=False)
+    console.print(
+        f"Math #{started.id} ({q.kind}) — {math.seconds} seconds, ±{q.tolerance:.0%}:\n{q.question}",
+        markup=False,
+        highlight=False,
+    )
     outcome = None
     for _ in range(tries):  # an unreadable answer is not stored: ask again
         try:

@@ -42,8 +42,7 @@ def default_user() -> str:
     return (os.environ.get("USER") or os.environ.get("USERNAME") or "you")[:64]
 
 
-async def play(engine: DrillEngine, chat: TerminalChat, opts: PlayOptions, console: Console,
-               stdin: TextIO) -> int:
+async def play(engine: DrillEngine, chat: TerminalChat, opts: PlayOptions, console: Console, stdin: TextIO) -> int:
     """Run one drill; returns the process exit code."""
     channel = channel_ref(f"solo-{opts.user}")
     seconds = int(opts.minutes * 60) if opts.timer else NO_TIMER_SECONDS
@@ -51,9 +50,16 @@ async def play(engine: DrillEngine, chat: TerminalChat, opts: PlayOptions, conso
     if opts.trace is not None:
         data = await asyncio.to_thread(opts.trace.read_bytes)
         trace_id, _ = await engine.store_trace(channel, opts.trace.name, data)
-    started = await engine.start(channel, signature=opts.signature, seed=opts.seed, difficulty=opts.difficulty,
-                                 duration_seconds=max(10, seconds), trace_id=trace_id, solo=True,
-                                 speed_bonus=opts.timer)
+    started = await engine.start(
+        channel,
+        signature=opts.signature,
+        seed=opts.seed,
+        difficulty=opts.difficulty,
+        duration_seconds=max(10, seconds),
+        trace_id=trace_id,
+        solo=True,
+        speed_bonus=opts.timer,
+    )
     scenario = await asyncio.to_thread(engine.scenario_of, started)
     picture = started.message.message if started.message else ""
     from ...render.text import render_text
@@ -64,15 +70,18 @@ async def play(engine: DrillEngine, chat: TerminalChat, opts: PlayOptions, conso
     if opts.open_picture:
         _open(picture, console)
     timer_text = f"{opts.minutes:g} minutes" if opts.timer else "no timer"
-    console.print(f"Read it in order — step → gaps → overlap → top kernels — then type your diagnosis "
-                  f"({timer_text}; an empty line submits; a line with just h asks for a hint, "
-                  f"−{HINT_COSTS[0]} then −{HINT_COSTS[1]} points).")
+    console.print(
+        f"Read it in order — step → gaps → overlap → top kernels — then type your diagnosis "
+        f"({timer_text}; an empty line submits; a line with just h asks for a hint, "
+        f"−{HINT_COSTS[0]} then −{HINT_COSTS[1]} points)."
+    )
     hints = HintService(engine)
     try:
         while True:
             if stdin_is_terminal() and stdin is sys.stdin:
-                answer = await asyncio.to_thread(read_with_countdown, started.deadline if opts.timer else None,
-                                                 engine.clock)
+                answer = await asyncio.to_thread(
+                    read_with_countdown, started.deadline if opts.timer else None, engine.clock
+                )
             else:
                 answer = read_piped(stdin)
             wants_hint, answer = _hint_request(answer)
@@ -113,8 +122,11 @@ def _hint_request(answer: str) -> tuple[bool, str]:
 
 def _print_grade(console: Console, outcome: SubmitOutcome) -> None:
     g: Grade = outcome.grade
-    table = Table(title=f"Your grade: {round(100 * g.score)}/100 · {outcome.points} points"
-                        + (" · late, not scored" if outcome.late else ""), show_lines=False)
+    table = Table(
+        title=f"Your grade: {round(100 * g.score)}/100 · {outcome.points} points"
+        + (" · late, not scored" if outcome.late else ""),
+        show_lines=False,
+    )
     table.add_column("")
     table.add_column("Part")
     table.add_column("What earned it — or what would have")

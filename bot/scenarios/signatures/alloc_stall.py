@@ -29,12 +29,18 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         headline="Allocation stalls — steady-state cudaMalloc/cudaFree: the caching allocator misses every step.",
         read=(
             ("Step boundary", f"A steady {ms(step)} step — past warm-up, so the allocator pool should be warm."),
-            ("Gaps", f"The GPU is idle {ms(f['gpu_idle_ms'] * 1000)} a step ({f['gpu_idle_pct']:.0f}%), in "
-                     f"{plural(f['stall_gaps_per_step'], 'hole')} of ~{ms(f['mean_gap_ms'] * 1000)}. Each follows a "
-                     f"cudaMalloc{'/cudaFree' if frees else ''} bar on the CUDA API row: {mallocs} cudaMalloc"
-                     f"{free_text} per step."),
-            ("Overlap", "cudaMalloc and cudaFree synchronise the device: the queue drains, then the GPU waits for "
-                        "the allocation and for the CPU to launch again."),
+            (
+                "Gaps",
+                f"The GPU is idle {ms(f['gpu_idle_ms'] * 1000)} a step ({f['gpu_idle_pct']:.0f}%), in "
+                f"{plural(f['stall_gaps_per_step'], 'hole')} of ~{ms(f['mean_gap_ms'] * 1000)}. Each follows a "
+                f"cudaMalloc{'/cudaFree' if frees else ''} bar on the CUDA API row: {mallocs} cudaMalloc"
+                f"{free_text} per step.",
+            ),
+            (
+                "Overlap",
+                "cudaMalloc and cudaFree synchronise the device: the queue drains, then the GPU waits for "
+                "the allocation and for the CPU to launch again.",
+            ),
             ("Top kernels", "Kernels themselves are normal; the loss is between them."),
         ),
         wrong_hypothesis=(
@@ -69,6 +75,20 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
             "cudaMalloc / cudaFree under an allocation, not cudaStreamSynchronize under aten::item."
         ),
     )
-    annotations = stall_annotations(stall, f"{stall.stall_calls[0].name} in steady state ×{len(stall.stall_calls)}/step", "allocation")
-    return finish(ID, seed, difficulty, setup.hw, context, run.ranks, "training", run.windows[0], f,
-                  reveal, annotations, run.first_step_number)
+    annotations = stall_annotations(
+        stall, f"{stall.stall_calls[0].name} in steady state ×{len(stall.stall_calls)}/step", "allocation"
+    )
+    return finish(
+        ID,
+        seed,
+        difficulty,
+        setup.hw,
+        context,
+        run.ranks,
+        "training",
+        run.windows[0],
+        f,
+        reveal,
+        annotations,
+        run.first_step_number,
+    )

@@ -23,8 +23,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     setup = draw_family_training(rng, family, (250.0, 700.0), BUSY_MODELS)
     plan = busy_program(setup, rng, allow_resize=True)
     setup = plan.setup
-    run = run_dp(setup, rng, plan.program, with_nccl=plan.with_comm, compiled=True,
-                 distractors=difficulty == "hard")
+    run = run_dp(setup, rng, plan.program, with_nccl=plan.with_comm, compiled=True, distractors=difficulty == "hard")
     rank = run.ranks[0]
     b = run.rank0
     step = b["step_us"]
@@ -58,18 +57,27 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         if plan.with_comm
         else "A gradient-accumulation micro-step has no collective; the launch row runs well ahead of the GPU."
     )
-    figures |= {"gpu_idle_ms": b["idle_us"] / 1000, "kernel_efficiency_pct": 100 * setup.kernel_efficiency,
-                "non_compute_ms": (step - b["compute_us"]) / 1000,
-                "non_compute_pct": 100 * (step - b["compute_us"]) / step}
+    figures |= {
+        "gpu_idle_ms": b["idle_us"] / 1000,
+        "kernel_efficiency_pct": 100 * setup.kernel_efficiency,
+        "non_compute_ms": (step - b["compute_us"]) / 1000,
+        "non_compute_pct": 100 * (step - b["compute_us"]) / step,
+    }
     reveal = Reveal(
         headline="Healthy — nothing wrong at the timeline level; what is left is inside kernels.",
         read=(
             ("Step boundary", f"ProfilerStep# ranges give a steady {ms(step)} step; every step looks the same."),
-            ("Gaps", f"The compute stream is {pct(busy)} busy; the GPU is idle only {ms(b['idle_us'])} a step "
-                     f"({figures['gpu_idle_pct']:.1f}%). Nothing to collect."),
+            (
+                "Gaps",
+                f"The compute stream is {pct(busy)} busy; the GPU is idle only {ms(b['idle_us'])} a step "
+                f"({figures['gpu_idle_pct']:.1f}%). Nothing to collect.",
+            ),
             ("Overlap", overlap_text),
-            ("Top kernels", f"The top kernel is a GEMM at {pct(top[2])} of kernel time — the expected power law, "
-                            "no elementwise or cast kernels near the top."),
+            (
+                "Top kernels",
+                f"The top kernel is a GEMM at {pct(top[2])} of kernel time — the expected power law, "
+                "no elementwise or cast kernels near the top.",
+            ),
         ),
         wrong_hypothesis=(
             f"“{100 * mfu:.0f}% MFU with a busy timeline means the profiler distorts it, or the comm must be "
@@ -107,5 +115,17 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     annotations = [Annotation(0, COMPUTE, w0[0], w0[1], f"{pct(busy)} busy, {ms(b['idle_us'])} idle per step")]
     if plan.with_comm:
         annotations.append(Annotation(0, NCCL, w0[0], w0[1], f"comm {pct(hidden)} hidden under backward"))
-    return finish(ID, seed, difficulty, setup.hw, context, run.ranks, "training", run.windows[0],
-                  figures, reveal, annotations, run.first_step_number)
+    return finish(
+        ID,
+        seed,
+        difficulty,
+        setup.hw,
+        context,
+        run.ranks,
+        "training",
+        run.windows[0],
+        figures,
+        reveal,
+        annotations,
+        run.first_step_number,
+    )

@@ -39,8 +39,11 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         realised = 1.0 - per_image_us * 1e-6 * rate * workers  # the GPU's idle share once starved
         if 3 <= workers <= 32 and lo <= realised <= hi + 0.04:
             break
-    fitting = [b for b in (128, 192, 256, 384, 512)
-               if TrainingSetup(hw, world, model, VISION_TOKENS, b, per_image_us * b, eff).fits]
+    fitting = [
+        b
+        for b in (128, 192, 256, 384, 512)
+        if TrainingSetup(hw, world, model, VISION_TOKENS, b, per_image_us * b, eff).fits
+    ]
     batch = int(pick(rng, fitting or [64]))
     compute_us = per_image_us * batch
     decode_us = batch / rate * 1e6  # one batch on one worker
@@ -49,8 +52,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     loader = DataLoaderSpec(workers, decode_us, 2, h2d_us, batch_bytes)
     program = transformer_program(hw, rng, layers=model.blocks, compute_us=compute_us)
     setup = TrainingSetup(hw, world, model, VISION_TOKENS, batch, compute_us, eff)
-    run = run_dp(setup, rng, program, dataloader=loader, with_nccl=False,
-                 distractors=difficulty == "hard")
+    run = run_dp(setup, rng, program, dataloader=loader, with_nccl=False, distractors=difficulty == "hard")
     rank = run.ranks[0]
     b = run.rank0
     step = b["step_us"]
@@ -85,21 +87,35 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_overlap_pct": hta["overlap_pct"],
     }
     context = setup_context(rng, family, setup, step, difficulty)
-    figures |= {"unexplained_ms": (step - after) / 1000, "img_s_per_worker": per_worker,
-                "busy_ms": (b["compute_us"] + h2d_us) / 1000, "supply_after_img_s": needed * per_worker,
-                "supply_after_ratio": needed * per_worker / demand}
+    figures |= {
+        "unexplained_ms": (step - after) / 1000,
+        "img_s_per_worker": per_worker,
+        "busy_ms": (b["compute_us"] + h2d_us) / 1000,
+        "supply_after_img_s": needed * per_worker,
+        "supply_after_ratio": needed * per_worker / demand,
+    }
     reveal = Reveal(
         headline="Input starvation — the dataloader cannot keep up; the GPU waits at the start of every step.",
         read=(
-            ("Step boundary", f"A {ms(step)} step; the reference does ~{ms(after)}, so ~{ms(step - after)} is "
-                              "unexplained."),
-            ("Gaps", f"The compute stream is idle for the first ~{ms(lead_gap)} of every step. Meanwhile the main "
-                     f"thread sits in DataLoader.__next__ (~{ms(wait_mean)}) and the {workers} worker rows are "
-                     "busy decoding without a break. The GPU is waiting on Python."),
-            ("Overlap", f"The H2D copy is {ms(h2d_us)} — real but small. Once fed, the busy {ms(b['compute_us'])} "
-                        "is healthy."),
-            ("Top kernels", "Nothing to win inside the busy region; jumping to the longest kernel would optimise a "
-                            f"GEMM in a step that is {figures['gpu_idle_pct']:.0f}% idle."),
+            (
+                "Step boundary",
+                f"A {ms(step)} step; the reference does ~{ms(after)}, so ~{ms(step - after)} is unexplained.",
+            ),
+            (
+                "Gaps",
+                f"The compute stream is idle for the first ~{ms(lead_gap)} of every step. Meanwhile the main "
+                f"thread sits in DataLoader.__next__ (~{ms(wait_mean)}) and the {workers} worker rows are "
+                "busy decoding without a break. The GPU is waiting on Python.",
+            ),
+            (
+                "Overlap",
+                f"The H2D copy is {ms(h2d_us)} — real but small. Once fed, the busy {ms(b['compute_us'])} is healthy.",
+            ),
+            (
+                "Top kernels",
+                "Nothing to win inside the busy region; jumping to the longest kernel would optimise a "
+                f"GEMM in a step that is {figures['gpu_idle_pct']:.0f}% idle.",
+            ),
         ),
         wrong_hypothesis=(
             "“nvidia-smi says 100%, so the GPU is busy — the kernels must be slow.” That counter means some kernel "
@@ -135,8 +151,21 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     wait0 = next((e for e in waits if e.start >= w[0]), waits[-1])
     annotations = [
         Annotation(0, COMPUTE, gaps[0][0], gaps[0][1], f"GPU idle {ms(lead_gap)} at step start")
-        if gaps else Annotation(0, COMPUTE, w[0], w[1], "busy"),
+        if gaps
+        else Annotation(0, COMPUTE, w[0], w[1], "busy"),
         Annotation(0, MAIN_THREAD, wait0.start, wait0.end, f"waiting in DataLoader.__next__ ~{ms(wait_mean)} a step"),
     ]
-    return finish(ID, seed, difficulty, hw, context, run.ranks, "training", run.windows[0], figures,
-                  reveal, annotations, run.first_step_number)
+    return finish(
+        ID,
+        seed,
+        difficulty,
+        hw,
+        context,
+        run.ranks,
+        "training",
+        run.windows[0],
+        figures,
+        reveal,
+        annotations,
+        run.first_step_number,
+    )

@@ -40,8 +40,12 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     mlp_params = 3 * hidden * inter
     per_layer = attn_params + mlp_params
     layer_us = busy_us * 0.93 / layers
-    gemv = ((gemm_a, 3 * hidden * hidden), (gemm_b, hidden * hidden), (gemm_a, 2 * hidden * inter),
-            (gemm_c, hidden * inter))
+    gemv = (
+        (gemm_a, 3 * hidden * hidden),
+        (gemm_b, hidden * hidden),
+        (gemm_a, 2 * hidden * inter),
+        (gemm_c, hidden * inter),
+    )
     elementwise = (K.CAST, K.ADD, K.ROTARY, K.FILL, K.RMSNORM, K.SILU)
     tiny_us = busy_us * 0.07 / (layers * (extra + 1))
     windows: list[tuple[float, float]] = []
@@ -65,8 +69,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
                         sim.idle_host(sim.u(0.7, 1.3) * python_us)
         sim.launch(gemm_a, busy_us * 0.05, "elementwise")  # LM head
         sim.idle_host(python_us)
-        sim.main.events.append(Event("model.forward", cpu_start,
-                                     sim.cpu - cpu_start, Category.CPU_OP))
+        sim.main.events.append(Event("model.forward", cpu_start, sim.cpu - cpu_start, Category.CPU_OP))
         sim.annotate(f"ProfilerStep#{first + token}", cpu_start, sim.cpu, Category.STEP)
         end = sim.gpu_drained_at()
         windows.append((previous_end if token else cpu_start, end))
@@ -103,23 +106,44 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_overlap_pct": hta["overlap_pct"],
     }
     token_times = [(b - a) / 1000 for a, b in windows[1:]]
-    context = serving_context(rng, hw, 1, f"{name} ({precision} weights)", "1 GPU per replica",
-                              float(np.percentile(token_times, 50)), float(np.percentile(token_times, 99)),
-                              ("One ProfilerStep = one scheduler iteration: one new token for every running stream.",))
-    figures |= {"host_us_per_launch": mean_kernel + mean_gap, "graphs_idle_ms": graphs_idle / 1000,
-                "kernel_sum_after_ms": kernel_sum * 0.85 / 1000}
+    context = serving_context(
+        rng,
+        hw,
+        1,
+        f"{name} ({precision} weights)",
+        "1 GPU per replica",
+        float(np.percentile(token_times, 50)),
+        float(np.percentile(token_times, 99)),
+        ("One ProfilerStep = one scheduler iteration: one new token for every running stream.",),
+    )
+    figures |= {
+        "host_us_per_launch": mean_kernel + mean_gap,
+        "graphs_idle_ms": graphs_idle / 1000,
+        "kernel_sum_after_ms": kernel_sum * 0.85 / 1000,
+    }
     reveal = Reveal(
         headline=f"Launch-bound — {n_kernels:,.0f} tiny kernels per token; the GPU waits for the CPU to launch each.",
         read=(
-            ("Step boundary", f"One decode step = one token = {ms(token_us)}. No single gap, no long kernel: a "
-                              "picket fence."),
-            ("Gaps", f"~{n_kernels:,.0f} kernels per token averaging {us_(mean_kernel)}, with ~{us_(mean_gap)} idle "
-                     f"between consecutive ones: {ms(kernel_sum)} busy + {ms(idle)} idle = {ms(token_us)}. The "
-                     f"token is {pct_text(idle / token_us)} launch overhead."),
-            ("Overlap", "The CUDA API row is a solid wall of cudaLaunchKernel and each kernel starts right under "
-                        "its launch — the CPU never gets ahead, there is no queue."),
-            ("Top kernels", "GEMVs and unfused elementwise kernels (casts, rotary, rmsnorm pieces) — each shorter "
-                            "than the launch that feeds it."),
+            (
+                "Step boundary",
+                f"One decode step = one token = {ms(token_us)}. No single gap, no long kernel: a picket fence.",
+            ),
+            (
+                "Gaps",
+                f"~{n_kernels:,.0f} kernels per token averaging {us_(mean_kernel)}, with ~{us_(mean_gap)} idle "
+                f"between consecutive ones: {ms(kernel_sum)} busy + {ms(idle)} idle = {ms(token_us)}. The "
+                f"token is {pct_text(idle / token_us)} launch overhead.",
+            ),
+            (
+                "Overlap",
+                "The CUDA API row is a solid wall of cudaLaunchKernel and each kernel starts right under "
+                "its launch — the CPU never gets ahead, there is no queue.",
+            ),
+            (
+                "Top kernels",
+                "GEMVs and unfused elementwise kernels (casts, rotary, rmsnorm pieces) — each shorter "
+                "than the launch that feeds it.",
+            ),
         ),
         wrong_hypothesis=(
             "“The small GEMMs are inefficient — tune tiles or quantise.” At batch 1 the GEMVs are bandwidth-bound "
@@ -155,11 +179,14 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     zoom_start = windows[2][0] + 0.4 * (windows[2][1] - windows[2][0])
     zoom = (zoom_start, zoom_start + 3000.0)
     annotations = [
-        Annotation(0, COMPUTE, *zoom, f"{n_kernels:,.0f} kernels/token · mean {us_(mean_kernel)} · gap {us_(mean_gap)}"),
+        Annotation(
+            0, COMPUTE, *zoom, f"{n_kernels:,.0f} kernels/token · mean {us_(mean_kernel)} · gap {us_(mean_gap)}"
+        ),
         Annotation(0, CUDA_API, *zoom, f"launch wall: API time {figures['launch_api_share_pct']:.0f}% of wall time"),
     ]
-    return finish(ID, seed, difficulty, hw, context, [rank], "training", windows, figures, reveal,
-                  annotations, first, zoom=zoom)
+    return finish(
+        ID, seed, difficulty, hw, context, [rank], "training", windows, figures, reveal, annotations, first, zoom=zoom
+    )
 
 
 def pct_text(x: float) -> str:

@@ -62,8 +62,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         for op in plan.program
     ]
     family_us = program_kernel_us([op for op in program if op.levels is not None])
-    run = run_dp(setup, rng, program, with_nccl=plan.with_comm, compiled=True,
-                 distractors=difficulty == "hard")
+    run = run_dp(setup, rng, program, with_nccl=plan.with_comm, compiled=True, distractors=difficulty == "hard")
     rank = run.ranks[0]
     b = run.rank0
     step = b["step_us"]
@@ -101,21 +100,35 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     }
     context = setup_context(rng, workload, setup, step, difficulty)
     share = top[2]
-    overlap_text = (f"The {b['collectives']:.0f} bucketed all-reduces per step hide under backward "
-                    f"({ms(b['comm_exposed_us'])} exposed); nothing serialised." if plan.with_comm else
-                    "A gradient-accumulation micro-step: no collective in this step, nothing serialised.")
-    figures |= {"gemm_gflop": gemm_flops / 1e9, "gemm_mb": gemm_bytes / 1e6, "kernel_efficiency_pct": 100 * eff,
-                "family_ms": family_us / 1000, "family_after_ms": family_us / slow / 1000}
+    overlap_text = (
+        f"The {b['collectives']:.0f} bucketed all-reduces per step hide under backward "
+        f"({ms(b['comm_exposed_us'])} exposed); nothing serialised."
+        if plan.with_comm
+        else "A gradient-accumulation micro-step: no collective in this step, nothing serialised."
+    )
+    figures |= {
+        "gemm_gflop": gemm_flops / 1e9,
+        "gemm_mb": gemm_bytes / 1e6,
+        "kernel_efficiency_pct": 100 * eff,
+        "family_ms": family_us / 1000,
+        "family_after_ms": family_us / slow / 1000,
+    }
     reveal = Reveal(
         headline="Memory-bound dominant kernel — a skinny GEMM pinned on DRAM bandwidth, below the roofline ridge.",
         read=(
             ("Step boundary", f"A steady {ms(step)} step."),
-            ("Gaps", f"None worth having: the compute stream is {figures['gpu_busy_pct']:.0f}% busy. The "
-                     "timeline alone says only that the GPU is 'busy'."),
+            (
+                "Gaps",
+                f"None worth having: the compute stream is {figures['gpu_busy_pct']:.0f}% busy. The "
+                "timeline alone says only that the GPU is 'busy'.",
+            ),
             ("Overlap", overlap_text),
-            ("Top kernels", f"One GEMM family dominates: {pct(share)} of kernel time ({ms(top[1])} a step). Under it "
-                            f"the GPU-metrics rows show DRAM bandwidth at ~{100 * dram:.0f}% of peak and tensor-active "
-                            f"at only ~{100 * tensor:.0f}% — the kernel is waiting on memory, not math."),
+            (
+                "Top kernels",
+                f"One GEMM family dominates: {pct(share)} of kernel time ({ms(top[1])} a step). Under it "
+                f"the GPU-metrics rows show DRAM bandwidth at ~{100 * dram:.0f}% of peak and tensor-active "
+                f"at only ~{100 * tensor:.0f}% — the kernel is waiting on memory, not math.",
+            ),
         ),
         wrong_hypothesis=(
             "“The timeline is wall-to-wall, so it's healthy and the MFU math must be wrong.” Packed is not "
@@ -156,12 +169,30 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         ),
     )
     w = run.windows[0][1]
-    longest = max((e for e in rank.kernels() if e.kind == "skinny_gemm" and w[0] <= e.start < w[1]),
-                  key=lambda e: e.dur)
+    longest = max(
+        (e for e in rank.kernels() if e.kind == "skinny_gemm" and w[0] <= e.start < w[1]), key=lambda e: e.dur
+    )
     annotations = [
-        Annotation(0, COMPUTE, longest.start, longest.end,
-                   f"{pct(share)} of GPU time · DRAM {100 * dram:.0f}% · tensor {100 * tensor:.0f}%"),
+        Annotation(
+            0,
+            COMPUTE,
+            longest.start,
+            longest.end,
+            f"{pct(share)} of GPU time · DRAM {100 * dram:.0f}% · tensor {100 * tensor:.0f}%",
+        ),
         Annotation(0, "DRAM Bandwidth %", w[0], w[1], f"DRAM ~{100 * dram:.0f}% of peak under the top GEMM"),
     ]
-    return finish(ID, seed, difficulty, hw, context, run.ranks, "training", run.windows[0],
-                  figures, reveal, annotations, run.first_step_number)
+    return finish(
+        ID,
+        seed,
+        difficulty,
+        hw,
+        context,
+        run.ranks,
+        "training",
+        run.windows[0],
+        figures,
+        reveal,
+        annotations,
+        run.first_step_number,
+    )

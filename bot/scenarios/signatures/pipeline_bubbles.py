@@ -25,10 +25,14 @@ MAX_KERNELS_PER_STEP = 1000
 def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     hw = pick(rng, TRAINING_GPUS)
     stages = int(pick(rng, (4, 4, 8)))
-    micros = {"easy": stages, "medium": int(pick(rng, (stages + 2, 2 * stages))),
-              "hard": int(pick(rng, (2 * stages, 3 * stages)))}[difficulty]
-    model, _params_b, depth = pick(rng, (("34B dense", 34.0, 48), ("70B dense", 70.0, 80),
-                                         ("175B GPT-style", 175.0, 96)))
+    micros = {
+        "easy": stages,
+        "medium": int(pick(rng, (stages + 2, 2 * stages))),
+        "hard": int(pick(rng, (2 * stages, 3 * stages))),
+    }[difficulty]
+    model, _params_b, depth = pick(
+        rng, (("34B dense", 34.0, 48), ("70B dense", 70.0, 80), ("175B GPT-style", 175.0, 96))
+    )
     # Transformer blocks per stage; past ~1,000 kernels per rank and step, blocks are drawn in groups (one
     # group's GEMMs as one bar each) so eight ranks stay readable and fast to draw.
     layers = min(depth // stages, max(4, round(MAX_KERNELS_PER_STEP / (10 * micros))))
@@ -89,8 +93,11 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
-    heavy_text = (f" Stage {heavy}'s bars are visibly longer ({weight[heavy]:.2f}× the others): imbalance "
-                  "adds to the bubble." if heavy is not None else "")
+    heavy_text = (
+        f" Stage {heavy}'s bars are visibly longer ({weight[heavy]:.2f}× the others): imbalance adds to the bubble."
+        if heavy is not None
+        else ""
+    )
     context = Context(
         title=f"{stages * 8}×{hw.name} · {model} · LLM pre-training",
         hardware=f"{stages} nodes × 8 {hw.name}",
@@ -98,19 +105,25 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         parallelism=f"{stages}-stage pipeline (1F1B) × TP=8 (traces: one rank per stage)",
         complaint=training_complaint(rng),
     )
-    figures |= {"stage_idle_min_pct": 100 * min(bubble), "stage_idle_max_pct": 100 * max(bubble),
-                "stage_last_idle_pct": 100 * bubble[-1], "p2p_ms": p2p_us / 1000,
-                "heavy_stage_factor": weight[heavy] if heavy is not None else 1.0}
+    figures |= {
+        "stage_idle_min_pct": 100 * min(bubble),
+        "stage_idle_max_pct": 100 * max(bubble),
+        "stage_last_idle_pct": 100 * bubble[-1],
+        "p2p_ms": p2p_us / 1000,
+        "heavy_stage_factor": weight[heavy] if heavy is not None else 1.0,
+    }
     reveal = Reveal(
         headline=f"Pipeline bubbles — 1F1B fill and drain leave the stages idle {pct(min(bubble))}–"
-                 f"{pct(max(bubble))} of the step (mean {pct(measured)}).",
+        f"{pct(max(bubble))} of the step (mean {pct(measured)}).",
         read=(
             ("Step boundary", f"A {ms(step_us)} step on every stage, ending in the optimizer."),
-            ("Gaps", f"Idle wedges on every stage, shaped like the 1F1B diagram: later stages wait at the start "
-                     f"for their first activations (fill), earlier ones at the end for gradients (drain). Stage 0 "
-                     f"is idle {pct(bubble[0])} of the step, stage {stages - 1} {pct(bubble[-1])}."),
-            ("Overlap", f"Send/recv between stages is short ({ms(p2p_us)}); comm is not the problem, the schedule "
-                        "is."),
+            (
+                "Gaps",
+                f"Idle wedges on every stage, shaped like the 1F1B diagram: later stages wait at the start "
+                f"for their first activations (fill), earlier ones at the end for gradients (drain). Stage 0 "
+                f"is idle {pct(bubble[0])} of the step, stage {stages - 1} {pct(bubble[-1])}.",
+            ),
+            ("Overlap", f"Send/recv between stages is short ({ms(p2p_us)}); comm is not the problem, the schedule is."),
             ("Per-stage work", f"F ≈ {ms(fwd)}, B ≈ {ms(2 * fwd)} per micro-batch.{heavy_text}"),
         ),
         wrong_hypothesis=(
@@ -120,8 +133,11 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         measurement=(
             f"Bubble fraction from the trace: {pct(measured)} per stage vs (p−1)/(m+p−1) = "
             f"({stages}−1)/({micros}+{stages}−1) = {pct(ideal)}. "
-            + ("Bigger than predicted → also imbalanced stages; compare per-stage F/B durations."
-               if measured > ideal * 1.08 else "It matches the formula: the bubble is the schedule itself.")
+            + (
+                "Bigger than predicted → also imbalanced stages; compare per-stage F/B durations."
+                if measured > ideal * 1.08
+                else "It matches the formula: the bubble is the schedule itself."
+            )
         ),
         fix=(
             f"More micro-batches per step (m={micros} → {more}, smaller micro-batches for the same global batch), "
@@ -147,27 +163,46 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     fill = max(compute_stream_gaps(ranks[0], w), key=lambda g: g[1] - g[0])
     drain = max(compute_stream_gaps(ranks[-1], w), key=lambda g: g[1] - g[0])
     annotations = [
-        Annotation(0, COMPUTE, *fill, f"stage 0 waits {ms(fill[1] - fill[0])} for the first gradients "
-                                      f"(bubble {pct(bubble[0])} of the step)"),
+        Annotation(
+            0,
+            COMPUTE,
+            *fill,
+            f"stage 0 waits {ms(fill[1] - fill[0])} for the first gradients (bubble {pct(bubble[0])} of the step)",
+        ),
         Annotation(stages - 1, COMPUTE, *drain, f"bubble {pct(measured)} vs ideal (p−1)/(m+p−1) = {pct(ideal)}"),
     ]
-    return finish(ID, seed, difficulty, hw, context, ranks, "training", windows, figures, reveal,
-                  annotations, first)
+    return finish(ID, seed, difficulty, hw, context, ranks, "training", windows, figures, reveal, annotations, first)
 
 
-def _emit_kernel(sim: RankSim, name: str, start: float, dur: float, kind: str, stream: int = 7,
-                 category: Category = Category.COMPUTE) -> None:
+def _emit_kernel(
+    sim: RankSim, name: str, start: float, dur: float, kind: str, stream: int = 7, category: Category = Category.COMPUTE
+) -> None:
     corr = sim.next_correlation()
     sim.streams[stream].events.append(Event(name, start, dur, category, corr, None, kind))
 
 
 _FWD_LAYER = (("a", "gemm", 0.28), ("flash", "attn", 0.2), ("b", "gemm", 0.12), ("a", "gemm", 0.4))
-_BWD_LAYER = (("b", "gemm", 0.2), ("a", "gemm", 0.2), ("flash", "attn", 0.2), ("b", "gemm", 0.14),
-              ("a", "gemm", 0.13), ("b", "gemm", 0.13))
+_BWD_LAYER = (
+    ("b", "gemm", 0.2),
+    ("a", "gemm", 0.2),
+    ("flash", "attn", 0.2),
+    ("b", "gemm", 0.14),
+    ("a", "gemm", 0.13),
+    ("b", "gemm", 0.13),
+)
 
 
-def _emit_op(sim: RankSim, start: float, end: float, backward: bool, gemm_a: str, gemm_b: str,
-             stages: int, p2p_us: float, layers: int) -> None:
+def _emit_op(
+    sim: RankSim,
+    start: float,
+    end: float,
+    backward: bool,
+    gemm_a: str,
+    gemm_b: str,
+    stages: int,
+    p2p_us: float,
+    layers: int,
+) -> None:
     """One micro-batch's forward or backward through this stage's `layers` blocks (the GEMMs and attention of
     each; norms and elementwise work are fused into them), plus the send to the neighbour stage."""
     flash = K.FLASH_BWD if backward else K.FLASH_FWD

@@ -55,19 +55,18 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         if it in long_at or it in short_at:
             tokens = prompt if it in long_at else int(rng.integers(150, 700))
             req_id += int(rng.integers(3, 40))
-            requests.events.append(Event(f"req#{req_id} arrives · prompt {tokens:,} tok", sim.cpu - 400.0, 0.0,
-                                         Category.MARKER))
+            requests.events.append(
+                Event(f"req#{req_id} arrives · prompt {tokens:,} tok", sim.cpu - 400.0, 0.0, Category.MARKER)
+            )
             names: tuple[tuple[str, str, float], ...]
             label = f"iteration: 1 seq, {tokens:,} tokens"
             work = tokens * per_token_us
-            names = ((gemm_a, "gemm", 0.3), (K.FLASH_FWD, "attn", 0.25), (gemm_b, "gemm", 0.15),
-                     (gemm_c, "gemm", 0.3))
+            names = ((gemm_a, "gemm", 0.3), (K.FLASH_FWD, "attn", 0.25), (gemm_b, "gemm", 0.15), (gemm_c, "gemm", 0.3))
             repeats = 6
         else:
             label = f"iteration: {streams} seqs, {streams} tokens"
             work = decode_us * float(rng.uniform(0.97, 1.03))
-            names = ((gemm_a, "elementwise", 0.35), (K.FLASH_DECODE, "attn", 0.15),
-                     (gemm_c, "elementwise", 0.5))
+            names = ((gemm_a, "elementwise", 0.35), (K.FLASH_DECODE, "attn", 0.15), (gemm_c, "elementwise", 0.5))
             repeats = 4
         sim.cpu_op("schedule + prepare inputs", float(rng.uniform(250.0, 450.0)))
         for _ in range(repeats):
@@ -93,8 +92,9 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     itl.sample_times = [round(t, 3) for t in itl_times]
     itl.sample_values = [round(v, 3) for v in itl_values]
     values = np.asarray(itl_values)
-    decode_iter = float(np.median([w[1] - w[0] for i, w in enumerate(windows) if i not in long_at and
-                                   i not in short_at]))
+    decode_iter = float(
+        np.median([w[1] - w[0] for i, w in enumerate(windows) if i not in long_at and i not in short_at])
+    )
     long_iters = [windows[i][1] - windows[i][0] for i in long_at]
     spike = float(values.max()) * 1000
     blocked_share = len(long_at) / iterations
@@ -117,29 +117,48 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "itl_p99_after_ms": mixed / 1000,
         "ttft_before_ms": float(np.mean(long_iters)) / 1000,
         "ttft_after_ms": ttft_after / 1000,
-        "gpu_idle_pct": 100 * (1 - sum(e.dur for e in rank.track(COMPUTE).events) /
-                              (windows[-1][1] - windows[0][0])),
+        "gpu_idle_pct": 100 * (1 - sum(e.dur for e in rank.track(COMPUTE).events) / (windows[-1][1] - windows[0][0])),
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
     tp_text = f"TP={tp}" if tp > 1 else "1 GPU per replica"
-    context = serving_context(rng, hw, max(tp, 1), f"{model} ({precision} weights)", f"{tp_text}, continuous batching",
-                              figures["itl_p50_ms"], float(np.percentile(values, 99)), ("One ProfilerStep = one scheduler iteration: one new token for every running stream.",))
+    context = serving_context(
+        rng,
+        hw,
+        max(tp, 1),
+        f"{model} ({precision} weights)",
+        f"{tp_text}, continuous batching",
+        figures["itl_p50_ms"],
+        float(np.percentile(values, 99)),
+        ("One ProfilerStep = one scheduler iteration: one new token for every running stream.",),
+    )
     prefill_ms = figures["prefill_iter_ms"] * 1000
     figures |= {"chunk_prefill_ms": chunk_us * 0.95 / 1000, "chunks": n_chunks}
     reveal = Reveal(
         headline="Prefill blocks decode — a long prompt's prefill takes whole iterations; every decode stream "
-                 "waits behind it.",
+        "waits behind it.",
         read=(
-            ("Step boundary", f"Serving has no training step; the unit is a scheduler iteration. Healthy ones are "
-                              f"~{ms(decode_iter)} decode batches."),
-            ("Gaps", f"None — the GPU is busy during the stall. When a {prompt:,}-token prompt arrives, one "
-                     f"iteration balloons to {ms(prefill_ms)} of prefill kernels (flash_fwd + GEMMs) with no decode "
-                     f"in it. ITL for all {streams} streams = prefill + one decode ≈ {ms(spike)}."),
-            ("Overlap", "Batch composition is the problem: prefill (compute-bound) and decode (bandwidth-bound, "
-                        "latency-critical) run in mutually exclusive iterations instead of sharing them."),
-            ("Spikes", f"Short prompts cause small bumps; only the long ones freeze streams — ITL tracks prompt "
-                       f"length. {blocked_share * 100:.1f}% of iterations blocked is enough to own the p99."),
+            (
+                "Step boundary",
+                f"Serving has no training step; the unit is a scheduler iteration. Healthy ones are "
+                f"~{ms(decode_iter)} decode batches.",
+            ),
+            (
+                "Gaps",
+                f"None — the GPU is busy during the stall. When a {prompt:,}-token prompt arrives, one "
+                f"iteration balloons to {ms(prefill_ms)} of prefill kernels (flash_fwd + GEMMs) with no decode "
+                f"in it. ITL for all {streams} streams = prefill + one decode ≈ {ms(spike)}.",
+            ),
+            (
+                "Overlap",
+                "Batch composition is the problem: prefill (compute-bound) and decode (bandwidth-bound, "
+                "latency-critical) run in mutually exclusive iterations instead of sharing them.",
+            ),
+            (
+                "Spikes",
+                f"Short prompts cause small bumps; only the long ones freeze streams — ITL tracks prompt "
+                f"length. {blocked_share * 100:.1f}% of iterations blocked is enough to own the p99.",
+            ),
         ),
         wrong_hypothesis=(
             "“p99 spikes = GC pauses or CPU jitter.” Jitter makes idle gaps; here the GPU is dense with someone "
@@ -175,9 +194,9 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     )
     li = long_at[0]
     annotations = [
-        Annotation(0, COMPUTE, windows[li][0], windows[li][1],
-                   f"{ms(prefill_ms)} prefill ({prompt:,} tok): all decode waits"),
+        Annotation(
+            0, COMPUTE, windows[li][0], windows[li][1], f"{ms(prefill_ms)} prefill ({prompt:,} tok): all decode waits"
+        ),
         Annotation(0, ITL, windows[li][0], windows[li + 1][1], f"ITL spike {ms(spike)}"),
     ]
-    return finish(ID, seed, difficulty, hw, context, [rank], "serving", windows, figures, reveal,
-                  annotations, first)
+    return finish(ID, seed, difficulty, hw, context, [rank], "serving", windows, figures, reveal, annotations, first)

@@ -30,11 +30,17 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     culprit = int(rng.integers(1, setup.world))
     buckets = ddp_buckets(setup.grad_bytes)
     program = transformer_program(
-        setup.hw, rng, layers=setup.model.blocks, compute_us=setup.compute_us,
-        buckets=buckets, grad_bytes=setup.grad_bytes, bucket_xfer_us=xfer / buckets,
+        setup.hw,
+        rng,
+        layers=setup.model.blocks,
+        compute_us=setup.compute_us,
+        buckets=buckets,
+        grad_bytes=setup.grad_bytes,
+        bucket_xfer_us=xfer / buckets,
     )
-    run = run_dp(setup, rng, program, simulated_ranks=setup.world, slow_factor={culprit: slow},
-                 distractors=difficulty == "hard")
+    run = run_dp(
+        setup, rng, program, simulated_ranks=setup.world, slow_factor={culprit: slow}, distractors=difficulty == "hard"
+    )
     per_rank = [rb["compute_us"] for rb in run.breakdown]
     healthy_compute = statistics.median(per_rank)
     b0 = run.rank0
@@ -43,8 +49,9 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     w = run.windows[0][1]
     last = max((e for e in run.ranks[0].track(NCCL).events if w[0] <= e.start < w[1]), key=lambda e: e.end)
     # The NCCL stream on a waiting rank is busy from the first late bucket to the last: one long bar.
-    busy_run = next(iv for iv in union((e.start, e.end) for e in run.ranks[0].track(NCCL).events)
-                    if iv[0] <= last.start < iv[1])
+    busy_run = next(
+        iv for iv in union((e.start, e.end) for e in run.ranks[0].track(NCCL).events) if iv[0] <= last.start < iv[1]
+    )
     bucket_bytes = setup.grad_bytes / buckets
     in_run = [e for e in run.ranks[0].track(NCCL).events if busy_run[0] <= e.start < busy_run[1]]
     run_us = busy_run[1] - busy_run[0]
@@ -87,23 +94,35 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     }
     context = comm_context(rng, family, setup, step, difficulty)
     others = [c for r, c in enumerate(per_rank) if r != culprit]
-    figures |= {"clock_ratio": 1 / slow, "compute_ratio": healthy_compute / per_rank[culprit],
-                "bar_gb": run_bytes / 1e9}
+    figures |= {
+        "clock_ratio": 1 / slow,
+        "compute_ratio": healthy_compute / per_rank[culprit],
+        "bar_gb": run_bytes / 1e9,
+    }
     reveal = Reveal(
         headline=f"Straggler — rank {culprit} computes {per_rank[culprit] / healthy_compute:.2f}× slower; "
-                 "everyone else's long collective is waiting for it.",
+        "everyone else's long collective is waiting for it.",
         read=(
             ("Step boundary", f"A {ms(step)} step, the same period on every rank (collectives are barriers)."),
-            ("Gaps", f"On rank 0 the compute stream sits idle for {ms(b0['comm_exposed_us'])} after backward "
-                     f"while the NCCL stream stays busy for {ms(run_us)} — {len(in_run)} all-reduces back to back "
-                     "that started and then waited."),
-            ("Overlap", f"The all-reduces are bucketed ({b0['collectives']:.0f} per step) and fire during "
-                        "backward — overlap is set up right. But the last one cannot finish until every rank "
-                        "arrives."),
-            ("Per-rank compute", f"Ranks other than {culprit}: {ms(min(others))}–{ms(max(others))} of compute. "
-                                 f"Rank {culprit}: {ms(per_rank[culprit])}, and its collective is the short one. "
-                                 f"{ms(per_rank[culprit])} − {ms(healthy_compute)} ≈ {ms(wait)}: the wait everyone "
-                                 "else shows."),
+            (
+                "Gaps",
+                f"On rank 0 the compute stream sits idle for {ms(b0['comm_exposed_us'])} after backward "
+                f"while the NCCL stream stays busy for {ms(run_us)} — {len(in_run)} all-reduces back to back "
+                "that started and then waited.",
+            ),
+            (
+                "Overlap",
+                f"The all-reduces are bucketed ({b0['collectives']:.0f} per step) and fire during "
+                "backward — overlap is set up right. But the last one cannot finish until every rank "
+                "arrives.",
+            ),
+            (
+                "Per-rank compute",
+                f"Ranks other than {culprit}: {ms(min(others))}–{ms(max(others))} of compute. "
+                f"Rank {culprit}: {ms(per_rank[culprit])}, and its collective is the short one. "
+                f"{ms(per_rank[culprit])} − {ms(healthy_compute)} ≈ {ms(wait)}: the wait everyone "
+                "else shows.",
+            ),
         ),
         wrong_hypothesis=(
             f"“NCCL/the interconnect degraded — retune NCCL_ALGO.” The bar holds {len(in_run)} buckets, "
@@ -145,12 +164,36 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     )
     culprit_rank = run.ranks[culprit]
     cw = run.windows[culprit][1]
-    comp = [e for e in culprit_rank.track(COMPUTE).events if cw[0] <= e.start < cw[1] and e.category is Category.COMPUTE]
-    annotations = [
-        Annotation(0, NCCL, busy_run[0], busy_run[1],
-                   f"rank 0 NCCL busy {ms(busy_run[1] - busy_run[0])}: waiting for rank {culprit}"),
-        Annotation(culprit, COMPUTE, comp[0].start, comp[-1].end,
-                   f"rank {culprit}: {ms(per_rank[culprit])} compute vs {ms(healthy_compute)}"),
+    comp = [
+        e for e in culprit_rank.track(COMPUTE).events if cw[0] <= e.start < cw[1] and e.category is Category.COMPUTE
     ]
-    return finish(ID, seed, difficulty, setup.hw, context, run.ranks, "training", run.windows[0],
-                  figures, reveal, annotations, run.first_step_number)
+    annotations = [
+        Annotation(
+            0,
+            NCCL,
+            busy_run[0],
+            busy_run[1],
+            f"rank 0 NCCL busy {ms(busy_run[1] - busy_run[0])}: waiting for rank {culprit}",
+        ),
+        Annotation(
+            culprit,
+            COMPUTE,
+            comp[0].start,
+            comp[-1].end,
+            f"rank {culprit}: {ms(per_rank[culprit])} compute vs {ms(healthy_compute)}",
+        ),
+    ]
+    return finish(
+        ID,
+        seed,
+        difficulty,
+        setup.hw,
+        context,
+        run.ranks,
+        "training",
+        run.windows[0],
+        figures,
+        reveal,
+        annotations,
+        run.first_step_number,
+    )

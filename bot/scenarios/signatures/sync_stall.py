@@ -27,12 +27,18 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         headline="Sync stalls — host–device synchronisation in the hot loop drains the launch queue every step.",
         read=(
             ("Step boundary", f"A steady {ms(step)} step."),
-            ("Gaps", f"The GPU is idle {ms(f['gpu_idle_ms'] * 1000)} a step ({f['gpu_idle_pct']:.0f}%), in "
-                     f"{plural(f['stall_gaps_per_step'], 'hole')} of ~{ms(f['mean_gap_ms'] * 1000)}. Each hole follows a "
-                     f"{' / '.join(apis)} bar on the CUDA API row: the host waited for the GPU to drain, then spent "
-                     "time in Python before launching again."),
-            ("Overlap", "Before each sync the launch row was running ahead; after it, launches and kernels line "
-                        "up — the queue is empty and the GPU waits for the CPU."),
+            (
+                "Gaps",
+                f"The GPU is idle {ms(f['gpu_idle_ms'] * 1000)} a step ({f['gpu_idle_pct']:.0f}%), in "
+                f"{plural(f['stall_gaps_per_step'], 'hole')} of ~{ms(f['mean_gap_ms'] * 1000)}. Each hole follows a "
+                f"{' / '.join(apis)} bar on the CUDA API row: the host waited for the GPU to drain, then spent "
+                "time in Python before launching again.",
+            ),
+            (
+                "Overlap",
+                "Before each sync the launch row was running ahead; after it, launches and kernels line "
+                "up — the queue is empty and the GPU waits for the CPU.",
+            ),
             ("Top kernels", "Kernel mix and durations are normal; the loss is between kernels, not in them."),
         ),
         wrong_hypothesis=(
@@ -66,5 +72,17 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         ),
     )
     annotations = stall_annotations(stall, f"{stall.stall_calls[0].name} ×{n:.0f}/step", "sync")
-    return finish(ID, seed, difficulty, setup.hw, context, run.ranks, "training", run.windows[0], f,
-                  reveal, annotations, run.first_step_number)
+    return finish(
+        ID,
+        seed,
+        difficulty,
+        setup.hw,
+        context,
+        run.ranks,
+        "training",
+        run.windows[0],
+        f,
+        reveal,
+        annotations,
+        run.first_step_number,
+    )

@@ -29,8 +29,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     program = transformer_program(setup.hw, rng, layers=setup.model.blocks, compute_us=setup.compute_us)
     barrier = next(i for i, op in enumerate(program) if op.kind == "barrier")
     program.insert(barrier, Op("bucket", nccl_allreduce(setup.grad_bytes), xfer, "nccl", int(setup.grad_bytes)))
-    run = run_dp(setup, rng, program, simulated_ranks=setup.world,
-                 distractors=difficulty == "hard")
+    run = run_dp(setup, rng, program, simulated_ranks=setup.world, distractors=difficulty == "hard")
     b = run.rank0
     step = b["step_us"]
     comm = b["comm_us"]
@@ -70,22 +69,35 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     context = comm_context(rng, family, setup, step, difficulty)
     hidden_text = "none" if exposed >= 0.995 * comm else f"only {pct(1 - exposed / comm)}"
     moved = 2.0 * (setup.world - 1) / setup.world * setup.grad_bytes
-    figures |= {"moved_gb": moved / 1e9, "assumed_hidden_pct": 100 * HIDDEN_FRACTION,
-                "comm_exposed_after_ms": (comm - hidden_after) / 1000,
-                "rank_compute_min_ms": min(per_rank) / 1000, "rank_compute_max_ms": max(per_rank) / 1000}
+    figures |= {
+        "moved_gb": moved / 1e9,
+        "assumed_hidden_pct": 100 * HIDDEN_FRACTION,
+        "comm_exposed_after_ms": (comm - hidden_after) / 1000,
+        "rank_compute_min_ms": min(per_rank) / 1000,
+        "rank_compute_max_ms": max(per_rank) / 1000,
+    }
     reveal = Reveal(
         headline="Unoverlapped all-reduce — the gradient all-reduce is serialised after backward instead of "
-                 "bucketed under it.",
+        "bucketed under it.",
         read=(
             ("Step boundary", f"ProfilerStep# gives a steady {ms(step)} period on every rank."),
-            ("Gaps", f"The compute stream is idle for {ms(exposed)} at the end of each backward — "
-                     f"{pct(exposed / step)} of the step — while the NCCL stream runs one long all-reduce for "
-                     "exactly that window. Not starvation: serialised communication."),
-            ("Overlap", f"This is the finding. {b['collectives']:.0f} all-reduce per step, starting after "
-                        f"backward ends; {hidden_text} of it runs under compute. DDP should fire "
-                        f"bucket-sized all-reduces during backward (bucket_cap_mb=25 → ~{buckets} buckets)."),
-            ("Top kernels", f"Every rank shows the same compute ({ms(min(per_rank))}–{ms(max(per_rank))}) and the "
-                            "same collective: no rank is late, so this is not a straggler."),
+            (
+                "Gaps",
+                f"The compute stream is idle for {ms(exposed)} at the end of each backward — "
+                f"{pct(exposed / step)} of the step — while the NCCL stream runs one long all-reduce for "
+                "exactly that window. Not starvation: serialised communication.",
+            ),
+            (
+                "Overlap",
+                f"This is the finding. {b['collectives']:.0f} all-reduce per step, starting after "
+                f"backward ends; {hidden_text} of it runs under compute. DDP should fire "
+                f"bucket-sized all-reduces during backward (bucket_cap_mb=25 → ~{buckets} buckets).",
+            ),
+            (
+                "Top kernels",
+                f"Every rank shows the same compute ({ms(min(per_rank))}–{ms(max(per_rank))}) and the "
+                "same collective: no rank is late, so this is not a straggler.",
+            ),
         ),
         wrong_hypothesis=(
             f"“NCCL is slow — check NVLink, retune NCCL.” Do the math first: {gb(setup.grad_bytes)} of BF16 "
@@ -127,8 +139,25 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     ar = next(e for e in run.ranks[0].track(NCCL).events if w[0] <= e.start < w[1] and e.category is Category.NCCL)
     annotations = [
         Annotation(0, NCCL, ar.start, ar.end, f"{ms(exposed)} exposed all-reduce = {pct(exposed / step)} of step"),
-        Annotation(0, COMPUTE, ar.start, ar.end,
-                   f"compute idle {ms(exposed)}: {b['collectives']:.0f} all-reduce per step, after backward"),
+        Annotation(
+            0,
+            COMPUTE,
+            ar.start,
+            ar.end,
+            f"compute idle {ms(exposed)}: {b['collectives']:.0f} all-reduce per step, after backward",
+        ),
     ]
-    return finish(ID, seed, difficulty, setup.hw, context, run.ranks, "training", run.windows[0],
-                  figures, reveal, annotations, run.first_step_number)
+    return finish(
+        ID,
+        seed,
+        difficulty,
+        setup.hw,
+        context,
+        run.ranks,
+        "training",
+        run.windows[0],
+        figures,
+        reveal,
+        annotations,
+        run.first_step_number,
+    )
