@@ -22,7 +22,9 @@ LEAVES = frozenset({"cleantext"})
 
 _PURE = frozenset({"scenarios", "render", "grading", "analyze"})  # values in, values out
 _SERVICES = frozenset({"drills", "prep", "mathdrill", "interview"})
-_ADAPTER = _PURE | _SERVICES  # never the store, the schedule, the app or another adapter
+# An adapter's settings class derives from bot/settings.py's base; never the store, the schedule, the app or another
+# adapter.
+_ADAPTER = _PURE | _SERVICES | {"settings"}
 
 # room → the rooms it may import, besides itself and LEAVES. A room is a package under bot/ (each adapter is a room of
 # its own) or a top-level module; the cli*.py modules and reports.py make up the room "cli".
