@@ -15,14 +15,9 @@ from .local import open_database
 from .prep.root import PrepServices
 from .render.cache import RenderCache
 from .schedule.scheduler import DrillScheduler
-from .settings import CoreSettings, ServeSettings
+from .settings import PLATFORMS, ConfigError, CoreSettings, ServeSettings, describe
 
 log = logging.getLogger(__name__)
-PLATFORMS = ("slack", "discord")
-
-
-class ConfigError(Exception):
-    pass
 
 
 def build_core(settings: CoreSettings) -> tuple[DrillEngine, DrillScheduler, TeamService]:
@@ -120,13 +115,8 @@ def _check_slack(http: bool) -> None:
 
     try:
         settings = SlackSettings()
-    except ValidationError as exc:  # e.g. SLACK_MAX_ANSWER_CHARS above Slack's 3,000-character input limit
-        first = exc.errors()[0]
-        name = "SLACK_" + str(first["loc"][0]).upper() if first.get("loc") else "a SLACK_ variable"
-        raise ConfigError(f"{name}: {first['msg']}") from None
-    blank = settings.blank_secrets()
-    if blank:
-        raise ConfigError(f"{', '.join(blank)} is set but empty; give the real value or unset it")
+    except ValidationError as exc:  # e.g. a blank SLACK_SIGNING_SECRET, or SLACK_MAX_ANSWER_CHARS above 3,000
+        raise ConfigError(describe(exc)) from None
     if http:
         if settings.signing_secret is None or not (settings.bot_token or settings.oauth):
             raise ConfigError(

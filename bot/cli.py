@@ -1,15 +1,29 @@
-"""The `tracedrill` command. Heavy modules are imported inside commands so `--help` stays fast."""
+"""The `tracedrill` command.
+
+Heavy modules (numpy's generators, matplotlib, SQLAlchemy, pydantic, Slack and Discord) are imported inside the
+commands that use them, so `tracedrill --help` and the light commands start fast. Errors are mapped once, by
+FriendlyGroup (cli_errors.py).
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import TextIO
 
 import click
 
-from .cli_errors import FriendlyGroup
+from .adapters.discord.cli import discord_group
+from .cleantext import clean_name
+from .cli_appeals import register as register_appeals
+from .cli_errors import FriendlyGroup, writing
+from .cli_math import play_math
+from .cli_math import register as register_interview_prep
+from .cli_ops import register as register_operations
 from .scenarios.ids import DIFFICULTIES, MAX_SEED, SIGNATURE_IDS
 
 signature_option = click.option(
@@ -29,7 +43,7 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def scenarios(as_json: bool) -> None:
     """List the ten signatures with a one-line description."""
-    from .scenarios.registry import all_signatures
+    from .scenarios.registry import all_signatures  # start-up time: loads every generator
 
     rows = [{"id": s.id, "title": s.title, "summary": s.summary, "twin": s.twin} for s in all_signatures()]
     if as_json:
@@ -46,7 +60,7 @@ def scenarios(as_json: bool) -> None:
 @difficulty_option
 def show(signature: str, seed: int, difficulty: str) -> None:
     """Print a scenario's context and its full reveal."""
-    from .scenarios.registry import generate
+    from .scenarios.registry import generate  # start-up time: loads every generator
 
     scenario = generate(signature, seed, difficulty)
     click.echo(scenario.context.title)
@@ -63,13 +77,12 @@ def show(signature: str, seed: int, difficulty: str) -> None:
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True)
 def export(signature: str, seed: int, difficulty: str, out_dir: Path) -> None:
     """Write rank-<r>.json Kineto traces and scenario.json to a folder."""
+    # start-up time: the generators and the exporter load only for this command
     from .scenarios.export import export_scenario
     from .scenarios.registry import generate
 
-    try:
+    with writing(f"to {out_dir}"):
         written = export_scenario(generate(signature, seed, difficulty), out_dir)
-    except OSError as exc:
-        raise click.ClickException(f"cannot write to {out_dir}: {exc.strerror or exc}") from exc
     for path in written:
         click.echo(str(path))
 
@@ -89,23 +102,19 @@ def render(
     signature: str, seed: int, difficulty: str, reveal: bool, theme: str, fmt: str, width: int, out_file: Path
 ) -> None:
     """Draw a scenario as a PNG timeline (or a Unicode text timeline) into a file."""
+    # start-up time: the generators (numpy) and the renderers load only for this command
+    from .render.text import render_text
     from .scenarios.registry import generate
 
     scenario = generate(signature, seed, difficulty)
-    try:
+    with writing(str(out_file)):
         if fmt == "png":
-            from .render.png import render_png
+            from .render.png import render_png  # matplotlib: only when a PNG is asked for
 
             out_file.write_bytes(render_png(scenario, theme_name=theme, reveal=reveal))
         else:
-            from .render.text import render_text
-
-            text = render_text(scenario, width)
-            if reveal:
-                text += "\n\n" + scenario.reveal.as_text()
+            text = render_text(scenario, width) + ("\n\n" + scenario.reveal.as_text() if reveal else "")
             out_file.write_text(text + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise click.ClickException(f"cannot write {out_file}: {exc.strerror or exc}") from exc
     click.echo(str(out_file))
 
 
@@ -132,7 +141,9 @@ def grade_command(
     answer: str | None,
 ) -> None:
     """Grade a free-text diagnosis (or a batch of them) and print JSON."""
+    # start-up time: the rubrics, the matcher and the generators load only for this command
     from .grading.batch import grade_line, grade_one
+    from .grading.explain import explain as explain_grade
 
     if batch is not None:
         # One buffered write per line, flushed at the end (click.echo flushes every line: a syscall per reply).
@@ -147,8 +158,6 @@ def grade_command(
     if answer is None or answer == "-":
         answer = sys.stdin.read()
     if explain:
-        from .grading.explain import explain as explain_grade
-
         click.echo(explain_grade(signature, answer))
         return
     result = grade_one(signature, answer, seed, difficulty)
@@ -185,35 +194,24 @@ def play(
     database_url: str | None,
 ) -> None:
     """Solo practice: one drill, your diagnosis, the grade and the full reveal."""
-    import asyncio
-
     if math_drill:
-        from .cli_math import play_math
-
         sys.exit(play_math(seed, user, database_url))
-
+    # start-up time: the drill engine (SQLAlchemy, the generators, the grader) loads only for this command
     from rich.console import Console
 
     from .adapters.terminal.play import PlayOptions, default_user
     from .adapters.terminal.play import play as run_play
-    from .cleantext import clean_name
     from .local import local_engine
 
     name = clean_name(user or default_user())
     if not name or len(name) > 64:
         raise click.BadParameter("give a name of 1–64 characters", param_hint="--user")
-    console = Console(highlight=False)
     engine, chat = local_engine(database_url, lambda text: None)
-    from .analyze.service import AnalysisError
-    from .drills.errors import DrillError
-
     opts = PlayOptions(name, signature, difficulty, seed, minutes, not no_timer, open_picture, from_trace)
     if not sys.stdin.isatty() and hasattr(sys.stdin, "reconfigure"):
         sys.stdin.reconfigure(errors="replace")  # piped binary: U+FFFD, not a UnicodeDecodeError mid-drill
     try:
-        code = asyncio.run(run_play(engine, chat, opts, console, sys.stdin))
-    except (AnalysisError, DrillError) as exc:
-        raise click.ClickException(str(exc)) from exc
+        code = asyncio.run(run_play(engine, chat, opts, Console(highlight=False), sys.stdin))
     finally:
         engine.db.dispose()
     sys.exit(code)
@@ -250,36 +248,24 @@ def serve(
     platforms: str | None, http: bool | None, host: str | None, port: int | None, health_port: int | None
 ) -> None:
     """Run the bot: scheduler, drills and the chat adapters (configured by environment variables)."""
-    import asyncio
-    import logging
-
-    from pydantic import ValidationError
-
-    from .app import ConfigError, plan_serve
+    # start-up time: the whole application (Slack, Discord, the scheduler, the store) loads only to serve
+    from .app import plan_serve
     from .app import serve as run_serve
     from .grading.matcher import engine
     from .settings import ServeSettings
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     engine()  # compile the rubrics once at start-up, before any answer arrives (and fail here if one is broken)
-    try:
-        plan = plan_serve(
-            ServeSettings(), platforms=platforms, http=http, host=host, port=port, health_port=health_port
-        )
+    settings = ServeSettings(platform=platforms) if platforms else ServeSettings()  # the flag wins, checked alike
+    plan = plan_serve(settings, http=http, host=host, port=port, health_port=health_port)
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a terminal stops the bot
         asyncio.run(run_serve(plan))
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = "TRACEDRILL_" + str(first["loc"][0]).upper() if first["loc"] else "settings"
-        raise click.ClickException(f"{where}: {first['msg']}") from None
-    except ConfigError as exc:
-        raise click.ClickException(str(exc)) from exc
-    except KeyboardInterrupt:
-        pass
 
 
 @main.command()
 def healthcheck() -> None:
     """Exit 0 if this machine's bot answers /healthz (for Docker's HEALTHCHECK); reads TRACEDRILL_*_PORT."""
+    # start-up time: pydantic and urllib's HTTP client load only for this command
     import urllib.request
 
     from .settings import ServeSettings
@@ -307,39 +293,20 @@ def healthcheck() -> None:
 )
 def analyze(path: Path, as_json: bool, out_file: Path | None) -> None:
     """Run the reading order on a Kineto / Chrome trace (file, .json.gz, or a folder of rank files)."""
-    from .analyze.bounded import analyze_file
-    from .analyze.service import AnalysisError
+    from .analyze.bounded import analyze_file  # start-up time: the analyzer loads only for this command
 
-    try:  # in a worker process with memory / CPU / time limits: the file may be hostile
-        result = analyze_file(path, picture=out_file is not None)
-    except AnalysisError as exc:
-        raise click.ClickException(str(exc)) from exc
+    # in a worker process with memory / CPU / time limits: the file may be hostile
+    result = analyze_file(path, picture=out_file is not None)
     if out_file is not None and result.png is not None:
-        try:
+        with writing(str(out_file)):
             out_file.write_bytes(result.png)
-        except OSError as exc:
-            raise click.ClickException(f"cannot write {out_file}: {exc.strerror or exc}") from exc
     click.echo(json.dumps(result.json, ensure_ascii=False) if as_json else result.text)
 
 
-def _register_operator_commands() -> None:
-    from .adapters.discord.cli import discord_group
-    from .cli_appeals import register as register_appeals
-    from .cli_ops import register
-
-    register(main)
-    register_appeals(main)
-    main.add_command(discord_group)
-
-
-def _register_interview_prep_commands() -> None:
-    from .cli_math import register
-
-    register(main)
-
-
-_register_operator_commands()
-_register_interview_prep_commands()
+register_operations(main)
+register_appeals(main)
+register_interview_prep(main)
+main.add_command(discord_group)
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

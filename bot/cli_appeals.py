@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from .cli_ops import _echo_for, _fail, _out, database_option, json_option
+from .cli_errors import writing
+from .cli_ops import database_option, echo_for, emit, json_option
 
 PARTS = ("signature", "measurement", "fix")
 
@@ -45,20 +46,18 @@ workspace_option = click.option(
 @json_option
 def drill_hint(drill_id: int, user: str, database_url: str | None, as_json: bool) -> None:
     """Ask for the next hint on an open drill (level 1, then 2); each costs points on your attempt."""
+    # start-up time: the drill engine (SQLAlchemy, the generators, the grader) loads only for these commands
     from .adapters.terminal.chat import user_ref
-    from .drills.errors import DrillError
     from .drills.hint_service import HintService
     from .local import local_engine
 
     name = _user_name(user)
-    engine, _ = local_engine(database_url, _echo_for(as_json))
+    engine, _ = local_engine(database_url, echo_for(as_json))
     try:
         given = asyncio.run(HintService(engine).hint(drill_id, user_ref(name)))
-    except DrillError as exc:
-        _fail(exc)
     finally:
         engine.db.dispose()
-    _out(given.as_dict(), as_json, given.private_text())
+    emit(given.as_dict(), as_json, given.private_text())
 
 
 @click.command("appeal")
@@ -77,20 +76,18 @@ def drill_hint(drill_id: int, user: str, database_url: str | None, as_json: bool
 @json_option
 def appeal(drill_id: int, user: str, reason: str, part: str, database_url: str | None, as_json: bool) -> None:
     """Contest the grade of your answer to a revealed drill (within 7 days of the reveal)."""
+    # start-up time: the drill engine (SQLAlchemy, the generators, the grader) loads only for these commands
     from .adapters.terminal.chat import user_ref
     from .drills.appeals import AppealService
-    from .drills.errors import DrillError
     from .local import local_engine
 
     name = _user_name(user)
-    engine, _ = local_engine(database_url, _echo_for(as_json))
+    engine, _ = local_engine(database_url, echo_for(as_json))
     try:
         info = asyncio.run(AppealService(engine).file(drill_id, user_ref(name), reason, part))
-    except DrillError as exc:
-        _fail(exc)
     finally:
         engine.db.dispose()
-    _out(
+    emit(
         {"appeal_id": info.appeal_id, "status": info.status},
         as_json,
         f"Appeal #{info.appeal_id} on drill #{drill_id} is open; a reviewer will rule on it.",
@@ -109,11 +106,12 @@ def appeals() -> None:
 @json_option
 def appeals_list(status: str | None, workspace: str, database_url: str | None, as_json: bool) -> None:
     """Appeals in a workspace, oldest first."""
+    # start-up time: the drill engine (SQLAlchemy, the generators, the grader) loads only for these commands
     from .drills.appeals import AppealService
     from .local import local_engine
 
     platform, external = _workspace(workspace)
-    engine, _ = local_engine(database_url, _echo_for(as_json))
+    engine, _ = local_engine(database_url, echo_for(as_json))
     try:
         rows = asyncio.run(AppealService(engine).list_appeals(platform, external, status))
     finally:
@@ -126,7 +124,7 @@ def appeals_list(status: str | None, workspace: str, database_url: str | None, a
         )
         or "no appeals"
     )
-    _out([r.as_dict() for r in rows], as_json, human)
+    emit([r.as_dict() for r in rows], as_json, human)
 
 
 @appeals.command("resolve")
@@ -163,15 +161,15 @@ def appeals_resolve(
     as_json: bool,
 ) -> None:
     """Rule on one part of an appeal; accepting regrades the attempt (points and boards move)."""
+    # start-up time: the drill engine (SQLAlchemy, the generators, the grader) loads only for these commands
     from .drills.appeals import AppealService
-    from .drills.errors import DrillError
     from .local import local_engine
 
     if accept is None:
         raise click.UsageError("give --accept or --reject")
     name = _user_name(reviewer, "--reviewer")
     platform, external = _workspace(workspace)
-    engine, _ = local_engine(database_url, _echo_for(as_json))
+    engine, _ = local_engine(database_url, echo_for(as_json))
     service = AppealService(engine)
     try:
         ruling = asyncio.run(
@@ -188,11 +186,9 @@ def appeals_resolve(
                 told=platform == "terminal",
             )
         )  # the terminal reads it here
-    except DrillError as exc:
-        _fail(exc)
     finally:
         engine.db.dispose()
-    _out(ruling.as_dict(), as_json, ruling.appellant_text(note))
+    emit(ruling.as_dict(), as_json, ruling.appellant_text(note))
 
 
 @appeals.command("export")
@@ -206,6 +202,7 @@ def appeals_resolve(
 @database_option
 def appeals_export(out_file: Path, workspace: str | None, database_url: str | None) -> None:
     """Write accepted appeals as labelled replies in the grader corpus format (JSON lines)."""
+    # start-up time: the drill engine (SQLAlchemy, the generators, the grader) loads only for these commands
     from .drills.appeals import AppealService
     from .local import local_engine
 
@@ -216,10 +213,8 @@ def appeals_export(out_file: Path, workspace: str | None, database_url: str | No
     finally:
         engine.db.dispose()
     body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-    try:
+    with writing(str(out_file)):
         out_file.write_text(body, encoding="utf-8")
-    except OSError as exc:
-        raise click.ClickException(f"cannot write {out_file}: {exc.strerror or exc}") from exc
     click.echo(f"wrote {len(rows)} labelled repl{'y' if len(rows) == 1 else 'ies'} to {out_file}")
 
 
@@ -234,13 +229,14 @@ def appeals_reviewers(
     action: str, who: str | None, is_group: bool, workspace: str, database_url: str | None, as_json: bool
 ) -> None:
     """Who may rule besides workspace admins: list, or add a person (platform user id) or --group."""
+    # start-up time: the drill engine (SQLAlchemy, the generators, the grader) loads only for these commands
     from .drills.appeals import AppealService
     from .local import local_engine
 
     platform, external = _workspace(workspace)
     if action == "add" and (not who or not who.strip() or len(who) > 64):
         raise click.BadParameter("give the reviewer's id (1–64 characters)", param_hint="WHO")
-    engine, _ = local_engine(database_url, _echo_for(as_json))
+    engine, _ = local_engine(database_url, echo_for(as_json))
     service = AppealService(engine)
     try:
         if action == "add":
@@ -249,7 +245,7 @@ def appeals_reviewers(
         rows = asyncio.run(service.reviewers(platform, external))
     finally:
         engine.db.dispose()
-    _out(
+    emit(
         [{"kind": k, "id": i} for k, i in rows],
         as_json,
         "\n".join(f"{k} {i}" for k, i in rows) or "no reviewers set: workspace admins rule",

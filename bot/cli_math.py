@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import random
 import sys
 
 import click
 
-from .mathdrill.questions import KINDS, MAX_SEED
+from .mathdrill.answers import UnreadableAnswer, check
+from .mathdrill.questions import KINDS, MAX_SEED, question
 
 
 @click.command(name="math")
@@ -34,11 +37,6 @@ def math_command(
     kind: str | None, seed: int | None, as_json: bool, check_value: str | None, tolerance: float | None, rounds: int
 ) -> None:
     """Thirty-second mental math: busbw, bubble, ridge, MFU, intensity, KV cache, ITL floor, all-gather…"""
-    import random
-
-    from .mathdrill.answers import UnreadableAnswer, check
-    from .mathdrill.questions import question
-
     if check_value is not None:
         if seed is None:
             raise click.UsageError("--check needs the --seed (and --kind) of the question it answers")
@@ -56,8 +54,7 @@ def math_command(
             data["tolerance"] = tolerance
         click.echo(json.dumps(data, ensure_ascii=False))
         return
-    import asyncio
-
+    # start-up time: rich and the terminal front end load only for the interactive questions
     from rich.console import Console
 
     from .adapters.terminal.math_play import MathOptions, run_math
@@ -75,8 +72,7 @@ def math_command(
 def interview(rounds: int, user: str | None, seed: int | None) -> None:
     """A mock interview: drills of rising difficulty, 5 minutes each, graded plus a narration score, then a
     summary and the model spoken answer for each drill. Piped input: one answer per round, blank-line separated."""
-    import asyncio
-
+    # start-up time: the interview front end (the grader, the generators) loads only for this command
     from rich.console import Console
 
     from .adapters.terminal.interview import InterviewOptions, run_interview
@@ -91,8 +87,7 @@ def interview(rounds: int, user: str | None, seed: int | None) -> None:
 
 def play_math(seed: int | None, user: str | None, database_url: str | None) -> int:
     """`tracedrill play --math`: one question, stored with its points on the local math board."""
-    import asyncio
-
+    # start-up time: the store (SQLAlchemy) and the prep services load only for this command
     from rich.console import Console
 
     from .adapters.terminal.math_play import play_math as run

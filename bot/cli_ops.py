@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from .cleantext import clean_name
+from .cli_errors import FriendlyError, friendly
 from .scenarios.ids import DIFFICULTIES, MAX_SEED, SIGNATURE_IDS
+
+if TYPE_CHECKING:
+    from .drills.engine import StartedDrill
 
 database_option = click.option(
     "--database-url",
@@ -28,16 +34,14 @@ def _channel_name(value: str) -> str:
     return name
 
 
-def _echo_for(as_json: bool):  # type: ignore[no-untyped-def]
+def echo_for(as_json: bool) -> Callable[[str], None]:
+    """Where the terminal channel's messages go: stderr when stdout carries JSON."""
     return (lambda text: click.echo(text, err=True)) if as_json else click.echo
 
 
-def _out(data: Any, as_json: bool, human: str) -> None:
+def emit(data: Any, as_json: bool, human: str) -> None:
+    """The result: JSON on stdout with --json, else the human text."""
     click.echo(json.dumps(data, ensure_ascii=False, default=str) if as_json else human)
-
-
-def _fail(exc: Exception) -> None:
-    raise click.ClickException(str(exc)) from exc
 
 
 @click.group()
@@ -49,6 +53,7 @@ def db() -> None:
 @database_option
 def db_upgrade(database_url: str | None) -> None:
     """Apply migrations up to the newest schema."""
+    # start-up time: SQLAlchemy and Alembic load only for the commands that open the database
     from .store.db import Database
     from .store.migrate import upgrade
 
@@ -87,15 +92,14 @@ def drill_start(
     as_json: bool,
 ) -> None:
     """Post a drill to a terminal channel (the answer is hidden until the reveal)."""
+    # start-up time: the drill engine (SQLAlchemy, the generators, the grader) loads only for drill commands
     from .adapters.terminal.chat import channel_ref
-    from .analyze.service import AnalysisError
-    from .drills.errors import DrillError
     from .local import local_engine
 
     name = _channel_name(channel)
-    engine, _ = local_engine(database_url, _echo_for(as_json))
+    engine, _ = local_engine(database_url, echo_for(as_json))
 
-    async def run():  # type: ignore[no-untyped-def]
+    async def run() -> StartedDrill:
         trace_id = None
         if from_trace is not None:
             data = await asyncio.to_thread(from_trace.read_bytes)
@@ -111,8 +115,6 @@ def drill_start(
 
     try:
         started = asyncio.run(run())
-    except (DrillError, AnalysisError) as exc:
-        _fail(exc)
     finally:
         engine.db.dispose()  # close pooled connections before exit (PostgreSQL warns about open ones)
     data = {
@@ -123,7 +125,7 @@ def drill_start(
         "deadline": started.deadline.isoformat(),
         "image": started.message.message if started.message else None,
     }
-    _out(
+    emit(
         data,
         as_json,
         f"Answer before {started.deadline.isoformat()} with: "
@@ -139,19 +141,16 @@ def drill_start(
 @json_option
 def drill_answer(drill_id: int, user: str, text: str, database_url: str | None, as_json: bool) -> None:
     """Answer a drill; the last answer before the deadline counts."""
+    # start-up time: the drill engine loads only for drill commands
     from .adapters.terminal.chat import user_ref
-    from .cleantext import clean_name
-    from .drills.errors import DrillError
     from .local import local_engine
 
     user = clean_name(user)
     if not user or len(user) > 64:
         raise click.BadParameter("give a user name of 1–64 characters", param_hint="--user")
-    engine, _ = local_engine(database_url, _echo_for(as_json))
+    engine, _ = local_engine(database_url, echo_for(as_json))
     try:
         outcome = asyncio.run(engine.submit(drill_id, user_ref(user), text))
-    except DrillError as exc:
-        _fail(exc)
     finally:
         engine.db.dispose()
     # Points stay hidden until the reveal (null), or a player could answer, look, and revise; the key stays.
@@ -165,7 +164,7 @@ def drill_answer(drill_id: int, user: str, text: str, database_url: str | None, 
     if outcome.late:  # graded privately, not scored
         data |= {"score": outcome.grade.score, "feedback": outcome.grade.feedback()}
     human = outcome.private_text() + (f"\n{outcome.grade.feedback()}" if outcome.late else "")
-    _out(data, as_json, human)
+    emit(data, as_json, human)
 
 
 @drill.command("reveal-due")
@@ -173,10 +172,9 @@ def drill_answer(drill_id: int, user: str, text: str, database_url: str | None, 
 @json_option
 def drill_reveal_due(database_url: str | None, as_json: bool) -> None:
     """Reveal every drill whose deadline has passed (each exactly once)."""
-    from .cli_errors import FriendlyError, friendly
-    from .local import local_engine
+    from .local import local_engine  # start-up time: the drill engine loads only for drill commands
 
-    engine, chat = local_engine(database_url, _echo_for(as_json))
+    engine, chat = local_engine(database_url, echo_for(as_json))
     try:
         revealed, failed = asyncio.run(engine.reveal_due_report())
     finally:
@@ -184,7 +182,7 @@ def drill_reveal_due(database_url: str | None, as_json: bool) -> None:
     if not as_json:
         for user, text in chat.private:
             click.echo(f"— to {user} —\n{text}")
-    _out({"revealed": revealed}, as_json, f"revealed {len(revealed)} drill(s)")
+    emit({"revealed": revealed}, as_json, f"revealed {len(revealed)} drill(s)")
     if failed:  # a cron job must see this: exit code 1, the reason in one line
         ids = ", ".join(f"#{drill_id}" for drill_id, _ in failed)
         first = failed[0][1]
@@ -201,6 +199,7 @@ def drill_reveal_due(database_url: str | None, as_json: bool) -> None:
 @json_option
 def drill_list(database_url: str | None, as_json: bool) -> None:
     """Drills in terminal channels, newest first (signatures only once revealed)."""
+    # start-up time: SQLAlchemy and the store load only for the commands that open the database
     from .local import open_database
     from .reports import list_terminal_drills
 
@@ -213,7 +212,7 @@ def drill_list(database_url: str | None, as_json: bool) -> None:
         )
         or "no drills yet"
     )
-    _out(rows, as_json, human)
+    emit(rows, as_json, human)
 
 
 @click.command()
@@ -224,6 +223,7 @@ def drill_list(database_url: str | None, as_json: bool) -> None:
 @json_option
 def leaderboard(channel: str | None, solo: bool, period: str, database_url: str | None, as_json: bool) -> None:
     """Points by user for a terminal channel (or the whole local workspace), revealed drills only."""
+    # start-up time: SQLAlchemy and the store load only for the commands that open the database
     from .local import open_database
     from .reports import terminal_leaderboard
 
@@ -241,7 +241,7 @@ def leaderboard(channel: str | None, solo: bool, period: str, database_url: str 
         )
         or "no answers in this period"
     )
-    _out([asdict(r) for r in rows], as_json, human)
+    emit([asdict(r) for r in rows], as_json, human)
 
 
 @click.command()
@@ -250,15 +250,16 @@ def leaderboard(channel: str | None, solo: bool, period: str, database_url: str 
 @json_option
 def stats(user: str, database_url: str | None, as_json: bool) -> None:
     """A player's history: per-signature accuracy, streak, weakest signatures, confusion matrix."""
+    # start-up time: SQLAlchemy and the store load only for the commands that open the database
     from .local import open_database
     from .reports import format_stats, terminal_stats
 
     st = terminal_stats(open_database(database_url), user)
     if st is None:
-        _out({"user": user, "answers": 0}, as_json, f"No answers from {user} yet.")
+        emit({"user": user, "answers": 0}, as_json, f"No answers from {user} yet.")
         return
     data = asdict(st) | {"user": user, "weakest": st.weakest}
-    _out(data, as_json, format_stats(user, st))
+    emit(data, as_json, format_stats(user, st))
 
 
 @click.group()
@@ -267,15 +268,12 @@ def group() -> None:
 
 
 def _group_call(action: str, name: str | None, user: str, database_url: str | None, as_json: bool) -> None:
-    from .drills.errors import GroupError
+    # start-up time: SQLAlchemy and the store load only for the commands that open the database
     from .local import open_database
     from .reports import group_action
 
-    try:
-        result = group_action(open_database(database_url), action, name, user)
-    except GroupError as exc:
-        _fail(exc)
-    _out(
+    result = group_action(open_database(database_url), action, name, user)
+    emit(
         result,
         as_json,
         json.dumps(result, ensure_ascii=False)
@@ -298,12 +296,11 @@ for _action in ("create", "join", "leave"):
 
 
 @group.command("list")
-@click.option("--user", "user", default="", help="(ignored; for symmetry)")
 @database_option
 @json_option
-def group_list(user: str, database_url: str | None, as_json: bool) -> None:
+def group_list(database_url: str | None, as_json: bool) -> None:
     """List study groups."""
-    _group_call("list", None, user, database_url, as_json)
+    _group_call("list", None, "", database_url, as_json)
 
 
 def register(main: click.Group) -> None:

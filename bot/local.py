@@ -6,6 +6,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from platformdirs import user_cache_dir
+
 from .adapters.terminal.chat import PLATFORM, TerminalChat
 from .drills.engine import DrillEngine
 from .settings import CoreSettings
@@ -16,8 +18,6 @@ from .store.migrate import upgrade
 def pictures_dir() -> Path:
     if os.environ.get("TRACEDRILL_OUT"):
         return Path(os.environ["TRACEDRILL_OUT"])
-    from platformdirs import user_cache_dir
-
     return Path(user_cache_dir("tracedrill", appauthor=False)) / "pictures"
 
 

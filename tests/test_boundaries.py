@@ -197,3 +197,21 @@ async def test_long_or_dirty_display_names_are_recorded_cleaned(database: Databa
         text = s.scalars(select(Attempt.answer_text)).one()
     assert name == "N" + "é" * 199 and len(name) == 200
     assert "\x00" not in text and "straggler" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "says"),
+    [
+        (["drill", "list"], {"TRACEDRILL_ANSWER_SECONDS": "5"}, "TRACEDRILL_ANSWER_SECONDS: Input should be greater"),
+        (["healthcheck"], {"TRACEDRILL_HEALTH_PORT": "0"}, "TRACEDRILL_HEALTH_PORT: Input should be greater"),
+        (["serve"], {"TRACEDRILL_PLATFORM": "irc"}, "choose platforms from: slack, discord"),
+        (["serve", "--platform", "discord"], {"DISCORD_TOKEN": " "}, "DISCORD_TOKEN is set but empty"),
+    ],
+)
+def test_a_bad_setting_is_one_line_naming_the_variable(
+    args: list[str], env: dict[str, str], says: str, tmp_path: Path
+) -> None:
+    env = {"DATABASE_URL": f"sqlite:///{tmp_path / 's.sqlite3'}", **env}
+    code, lines, unexpected = _run(args, env=env)
+    assert unexpected is None and code == 1
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {says}"), lines

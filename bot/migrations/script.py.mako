@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
-${imports if imports else ""}
+% if imports:
+${imports}
+% endif
 
 revision = ${repr(up_revision)}
 down_revision = ${repr(down_revision)}

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import SecretStr, field_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import NoDecode
+
+from ...settings import EnvSettings, env_config
 
 
-class DiscordSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="DISCORD_", extra="ignore")
+class DiscordSettings(EnvSettings):
+    model_config = env_config("DISCORD_")
 
     token: SecretStr | None = None
-    guild_ids: Annotated[list[int], NoDecode] = []  # sync commands to these guilds at once (development)
+    # Sync the commands to these guilds at once (development); DISCORD_GUILD_IDS=1,22,333.
+    guild_ids: Annotated[list[int], NoDecode] = Field(default_factory=list)
     sharded: bool = False  # AutoShardedClient for large deployments
-    max_answer_chars: int = 4000  # Discord's TextInput limit
+    max_answer_chars: int = Field(default=4000, ge=1, le=4000)  # Discord's TextInput takes at most 4,000
 
     @field_validator("guild_ids", mode="before")
     @classmethod

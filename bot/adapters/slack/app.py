@@ -72,8 +72,6 @@ class SlackRuntime:
 def build_slack(
     engine: DrillEngine, service: TeamService, settings: SlackSettings, prep: PrepServices | None = None
 ) -> SlackRuntime:
-    if settings.blank_secrets():
-        raise ValueError(f"{', '.join(settings.blank_secrets())} is set but empty")
     installations = None
     states = None
     if settings.oauth:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from pydantic import Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from ...settings import EnvSettings, env_config
 
 
-class SlackSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="SLACK_", extra="ignore")
+class SlackSettings(EnvSettings):
+    model_config = env_config("SLACK_")
 
     bot_token: SecretStr | None = None  # single workspace (Socket Mode or HTTP)
     signing_secret: SecretStr | None = None  # HTTP mode: verifies every request
@@ -18,24 +17,14 @@ class SlackSettings(BaseSettings):
     client_secret: SecretStr | None = None
     api_url: str = "https://slack.com/api/"  # Web API base URL (GovSlack, proxies, tests)
     # Slack's plain_text_input takes at most 3,000 characters: a larger limit would make views.open fail.
-    max_answer_chars: Annotated[int, Field(ge=1, le=3000)] = 3000
+    max_answer_chars: int = Field(default=3000, ge=1, le=3000)
     update_every_seconds: float = 30.0  # cadence of the remaining-time line
     # Where shared files may be downloaded from (with the bot token): Slack's and GovSlack's file hosts.
-    file_hosts: list[str] = ["https://files.slack.com", "https://files.slack-gov.com"]
+    file_hosts: list[str] = Field(default_factory=lambda: ["https://files.slack.com", "https://files.slack-gov.com"])
 
     @property
     def oauth(self) -> bool:
         return bool(self.client_id and self.client_secret)
-
-    def blank_secrets(self) -> list[str]:
-        """Variables that are set but empty or whitespace: a blank signing secret would verify forged requests."""
-        fields = {
-            "SLACK_BOT_TOKEN": self.bot_token,
-            "SLACK_SIGNING_SECRET": self.signing_secret,
-            "SLACK_APP_TOKEN": self.app_token,
-            "SLACK_CLIENT_SECRET": self.client_secret,
-        }
-        return [name for name, v in fields.items() if v is not None and not v.get_secret_value().strip()]
 
     def secrets(self) -> list[str]:
         return [
