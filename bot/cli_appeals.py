@@ -246,9 +246,9 @@ def appeals_reviewers(
     finally:
         engine.db.dispose()
     emit(
-        [{"kind": k, "id": i} for k, i in rows],
+        [{"kind": r.kind, "id": r.external_id} for r in rows],
         as_json,
-        "\n".join(f"{k} {i}" for k, i in rows) or "no reviewers set: workspace admins rule",
+        "\n".join(f"{r.kind} {r.external_id}" for r in rows) or "no reviewers set: workspace admins rule",
     )
 
 

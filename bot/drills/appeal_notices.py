@@ -6,78 +6,36 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from sqlalchemy import or_, select, update
-
-from ..store.models import Appeal, AppealRuling, Channel, Drill, User, Workspace
+from ..store.appeals import PendingNotice, Verdict, mark_told, pending_notices
 from .engine import DrillEngine
 from .ports import ChannelRef, UserRef
 
 log = logging.getLogger(__name__)
 
 
-def pending(engine: DrillEngine, limit: int = 100) -> list[tuple[int, ChannelRef, UserRef, str]]:
-    with engine.db.session() as s:
-        q = (
-            select(Appeal, Drill, User, Workspace, Channel)
-            .join(Drill, Drill.id == Appeal.drill_id)
-            .join(User, User.id == Appeal.user_id)
-            .join(Workspace, Workspace.id == Appeal.workspace_id)
-            .join(Channel, Channel.id == Drill.channel_id)
-            .where(
-                Appeal.resolved_at.is_not(None),
-                or_(Appeal.notified_at.is_(None), Appeal.notified_at < Appeal.resolved_at),
-            )
-            .order_by(Appeal.id)
-            .limit(limit)
-        )
-        out = []
-        for ap, d, u, w, ch in s.execute(q).all():
-            since = ap.notified_at
-            rulings = [
-                r
-                for r in s.scalars(
-                    select(AppealRuling).where(AppealRuling.appeal_id == ap.id).order_by(AppealRuling.id)
-                )
-                if since is None or r.created_at > since
-            ]
-            verdicts = "; ".join(
-                f"{r.part} {'accepted' if r.accepted else 'rejected'}" + (f" ({r.note})" if r.note else "")
-                for r in rulings
-            )
-            text = f"Your appeal #{ap.id} on drill #{d.id}: {verdicts or ap.status}."
-            out.append(
-                (
-                    ap.id,
-                    ChannelRef(w.platform, w.external_id, ch.external_id, ch.name),
-                    UserRef(w.platform, w.external_id, u.external_id, u.display_name),
-                    text,
-                )
-            )
-        return out
+def notice_text(notice: PendingNotice) -> str:
+    verdicts = "; ".join(_verdict_text(v) for v in notice.verdicts)
+    return f"Your appeal #{notice.appeal_id} on drill #{notice.drill_id}: {verdicts or notice.status}."
 
 
-def _mark(engine: DrillEngine, appeal_id: int) -> None:
-    with engine.db.session() as s:
-        s.execute(
-            update(Appeal)
-            .where(Appeal.id == appeal_id)
-            .values(notified_at=engine.clock())
-            .execution_options(synchronize_session=False)
-        )
+def _verdict_text(v: Verdict) -> str:
+    return f"{v.part} {'accepted' if v.accepted else 'rejected'}" + (f" ({v.note})" if v.note else "")
 
 
 async def send_pending(engine: DrillEngine) -> int:
     """Send every pending notice; one that fails stays pending for the next run. Returns how many were sent."""
     sent = 0
-    for appeal_id, channel, user, text in await asyncio.to_thread(pending, engine):
-        chat = engine.chats.get(channel.platform)
+    for notice in await asyncio.to_thread(pending_notices, engine.db):
+        chat = engine.chats.get(notice.platform)
         if chat is None:
             continue  # that platform is not served by this process
+        channel = ChannelRef(notice.platform, notice.workspace, notice.channel, notice.channel_name)
+        user = UserRef(notice.platform, notice.workspace, notice.user, notice.user_name)
         try:
-            await chat.send_private(channel, user, text)
+            await chat.send_private(channel, user, notice_text(notice))
         except Exception as exc:
-            log.warning("appeal notice %s failed: %s", appeal_id, type(exc).__name__)
+            log.warning("appeal notice %s failed: %s", notice.appeal_id, type(exc).__name__)
             continue
-        await asyncio.to_thread(_mark, engine, appeal_id)
+        await asyncio.to_thread(mark_told, engine.db, notice.appeal_id, engine.clock())
         sent += 1
     return sent

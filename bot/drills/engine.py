@@ -25,14 +25,15 @@ from ..scenarios.ids import DIFFICULTIES, SIGNATURE_IDS
 from ..scenarios.model import Scenario
 from ..store import repo
 from ..store.db import Database, begin_write
+from ..store.hints import hints_cost
 from ..store.models import Attempt, Channel, DeliveryKey, Drill, TraceUpload, User, Workspace
+from ..store.synonyms import extra_phrases
 from . import scenarios as sc
 from .errors import AlreadyStarted, ChatUnreachable, DrillError, DrillNotFound, EmptyRevision, NotRecorded
-from .hint_store import hints_cost
 from .policy import points
 from .ports import ChannelRef, ChatPort, DrillPost, FeedbackPort, MessageRef, RevealPost, ScoreLine, UserRef
 from .selection import choose_seed, choose_signature, daily_seed
-from .synonyms import apply_extra_phrases, extra_phrases
+from .synonyms import apply_extra_phrases
 
 log = logging.getLogger(__name__)
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from ..store import repo
+from ..store.hints import HintRefusal, HintRefused, HintRequest, TakenHint, take_hint
 from .engine import DrillEngine, DrillKey
 from .errors import DrillError, DrillNotFound
-from .hint_store import take_next
-from .hints import hint_for
+from .hints import HINT_COSTS, attempt_points, hint_for
 from .ports import UserRef
 
 
@@ -33,19 +32,28 @@ class HintService:
 
     async def hint(self, drill_id: int, user: UserRef) -> HintGiven:
         """Raises DrillError (unknown drill, drill over, both hints taken) with a message for the person."""
-        key, level, cost = await asyncio.to_thread(self._take, drill_id, user)
-        scenario = await asyncio.to_thread(self.engine._scenario_for, key)
-        return HintGiven(drill_id, level, cost, hint_for(scenario, level).text)
+        request = HintRequest(user.platform, user.workspace, user.user, user.name, drill_id)
+        try:
+            taken = await asyncio.to_thread(
+                take_hint, self.engine.db, request, self.engine.clock(), HINT_COSTS, attempt_points
+            )
+        except HintRefused as exc:
+            raise _refusal_error(exc.refusal, drill_id) from exc
+        scenario = await asyncio.to_thread(self.engine._scenario_for, _key(taken))
+        return HintGiven(drill_id, taken.level, taken.cost, hint_for(scenario, taken.level).text)
 
-    def _take(self, drill_id: int, user: UserRef) -> tuple[DrillKey, int, int]:
-        now = self.engine.clock()
-        with self.engine.db.session() as s:
-            ws = repo.find_workspace(s, user.platform, user.workspace)
-            d = repo.drill(s, ws.id, drill_id) if ws else None
-            if ws is None or d is None:
-                raise DrillNotFound(drill_id)
-            if d.revealed_at is not None or now > d.deadline_at:
-                raise DrillError(f"Drill #{drill_id} is over: hints are for open drills.")
-            u = repo.user(s, ws, user.user, user.name)
-            level, cost = take_next(s, d, u.id, now)
-            return DrillKey(d.signature, d.seed, d.difficulty, None, d.trace_id, d.workspace_id), level, cost
+
+def _key(taken: TakenHint) -> DrillKey:
+    return DrillKey(taken.signature, taken.seed, taken.difficulty, None, taken.trace_id, taken.workspace_id)
+
+
+def _refusal_error(refusal: HintRefusal, drill_id: int) -> DrillError:
+    if refusal is HintRefusal.NO_DRILL:
+        return DrillNotFound(drill_id)
+    return DrillError(
+        {
+            HintRefusal.DRILL_OVER: f"Drill #{drill_id} is over: hints are for open drills.",
+            HintRefusal.NO_MORE: f"No more hints on drill #{drill_id}: you have had both.",
+            HintRefusal.JUST_GIVEN: "That hint was just given to you; ask again for the next one.",
+        }[refusal]
+    )

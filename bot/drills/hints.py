@@ -1,4 +1,5 @@
-"""Hints during a drill: they follow the reading order and point at evidence, never at the answer. Pure.
+"""Hints during a drill: they follow the reading order and point at evidence, never at the answer, and cost
+points off the person's attempt. Pure.
 
 Level 1 names the step of the reading order where the finding shows and the question to ask there; level 2 names
 the rows of the picture and the time range (ms on the picture's own axis) to look at. Twins get the same level-1
@@ -11,6 +12,8 @@ from dataclasses import dataclass
 
 from ..render.rows import MAX_RANK_LANES, layout, window_of
 from ..scenarios.model import Annotation, Scenario
+from ..store.hints import AttemptScore
+from .policy import points
 
 HINT_COSTS = (15, 25)  # points off that person's attempt for level 1, then level 2
 MAX_LEVEL = len(HINT_COSTS)
@@ -70,6 +73,11 @@ class Hint:
 
 def cost_of(level: int) -> int:
     return HINT_COSTS[level - 1]
+
+
+def attempt_points(a: AttemptScore) -> int:
+    """An on-time attempt's points: its score with the speed bonus as first earned, less what hints cost."""
+    return max(0, points(a.score, a.posted_at, a.deadline_at, a.submitted_at, a.late) - a.hint_cost)
 
 
 def hint_for(scenario: Scenario, level: int) -> Hint:

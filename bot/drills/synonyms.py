@@ -2,7 +2,8 @@
 
 The shipped rubrics never change here. This is a thin layer over `grade(...)`'s result, owned by the appeals
 feature until the concept-rubric grader (issue 12) takes extra phrases per part itself: the hook is
-`extra_phrases` — {part: phrases} — and `apply_extra_phrases` is what the grader's own parameter will replace.
+`bot.store.synonyms.extra_phrases` — {part: phrases} — and `apply_extra_phrases` is what the grader's own
+parameter will replace.
 Stuffing still earns nothing (a reply the grader zeroed as a list of diagnoses gains no credit here), and a
 phrase only counts when it is stated, not negated (“not X”, “rather than X”).
 """
@@ -13,15 +14,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
-
 from ..grading import Grade, PartResult, grade
 from ..grading.rubric import PART_WEIGHTS
 from ..scenarios.ids import SIGNATURE_IDS
-from ..store.models import WorkspaceSynonym
+from ..store.appeals import PARTS
 
-PARTS = ("signature", "measurement", "fix")
+__all__ = ["PARTS", "SynonymError", "apply_extra_phrases", "normalize", "validate_phrase"]
 MAX_PHRASE_CHARS = 60
 MAX_PHRASE_WORDS = 6
 _NEGATED = re.compile(
@@ -58,18 +56,6 @@ def validate_phrase(signature: str, part: str, phrase: str, answer: str) -> str:
         if other != signature and grade(other, clean).signature.credit > 0:
             raise SynonymError(f"That phrase already names another signature ({other}); pick a narrower one.")
     return clean
-
-
-def extra_phrases(s: Session, workspace_id: int, signature: str) -> dict[str, tuple[str, ...]]:
-    rows = s.execute(
-        select(WorkspaceSynonym.part, WorkspaceSynonym.phrase)
-        .where(WorkspaceSynonym.workspace_id == workspace_id, WorkspaceSynonym.signature == signature)
-        .order_by(WorkspaceSynonym.id)
-    ).all()
-    found: dict[str, list[str]] = {}
-    for part, phrase in rows:
-        found.setdefault(part, []).append(phrase)
-    return {k: tuple(v) for k, v in found.items()}
 
 
 def apply_extra_phrases(g: Grade, text: str, phrases: Mapping[str, Sequence[str]]) -> Grade:
