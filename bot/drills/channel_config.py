@@ -6,12 +6,18 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from ..scenarios.ids import DIFFICULTIES, SIGNATURE_IDS
-from ..store import repo
+from ..store.channel_settings import (
+    ChannelSettingsRow,
+    DrillSchedule,
+    SettingsUpdate,
+    read_settings,
+    update_settings,
+)
 from ..store.db import Database
-from ..store.models import Channel
-from .commands import parse
+from .commands import Command, parse
 from .errors import DrillError
 from .ports import ChannelRef
 
@@ -32,17 +38,17 @@ class ChannelSettings:
     enabled: bool
 
     @classmethod
-    def of(cls, ch: Channel) -> ChannelSettings:
+    def of(cls, row: ChannelSettingsRow) -> ChannelSettings:
         return cls(
-            ch.answer_mode or "modal",
-            ch.answer_seconds,
-            ch.difficulty or "medium",
-            tuple(ch.signature_mix) if ch.signature_mix else None,
-            ch.weekdays,
-            ch.schedule_hour,
-            ch.schedule_minute or 0,
-            ch.timezone,
-            bool(ch.enabled),
+            row.answer_mode,
+            row.answer_seconds,
+            row.difficulty,
+            row.signature_mix,
+            row.weekdays,
+            row.schedule_hour,
+            row.schedule_minute,
+            row.timezone,
+            row.enabled,
         )
 
     def schedule_text(self) -> str:
@@ -93,18 +99,45 @@ def validate(change: ConfigChange) -> ConfigChange:
         raise DrillError(f"Answer time is {MIN_ANSWER_SECONDS} s to {MAX_ANSWER_SECONDS // 3600} h.")
     if change.difficulty is not None and change.difficulty not in DIFFICULTIES:
         raise DrillError(f"Difficulty is one of: {', '.join(DIFFICULTIES)}.")
-    if change.schedule is not None and change.schedule.strip().lower() != "off":
-        cmd = parse(f"schedule {change.schedule}")
-        if cmd.name != "schedule":
-            raise DrillError(cmd.error or "Schedule like `weekdays 09:30 Europe/Berlin`, or off.")
+    if change.schedule is not None and not _schedule_off(change.schedule):
+        _parsed_schedule(change.schedule)
     return change
+
+
+def _schedule_off(schedule: str) -> bool:
+    return schedule.strip().lower() == "off"
+
+
+def _parsed_schedule(schedule: str) -> Command:
+    cmd = parse(f"schedule {schedule}")
+    if cmd.name != "schedule":
+        raise DrillError(cmd.error or "Schedule like `weekdays 09:30 Europe/Berlin`, or off.")
+    return cmd
+
+
+def _update(change: ConfigChange) -> SettingsUpdate:
+    """The checked change, as the store takes it (the schedule parsed)."""
+    schedule = None
+    off = change.schedule is not None and _schedule_off(change.schedule)
+    if change.schedule is not None and not off:
+        cmd = _parsed_schedule(change.schedule)
+        schedule = DrillSchedule(cmd.weekdays, cmd.hour, cmd.minute, cmd.timezone)
+    return SettingsUpdate(
+        change.answer_mode,
+        change.answer_seconds,
+        change.difficulty,
+        change.signature_mix,
+        change.all_signatures,
+        schedule,
+        off,
+    )
 
 
 class ChannelConfig:
     def __init__(
         self,
         db: Database,
-        clock: Callable[[], object],
+        clock: Callable[[], datetime],
         default_seconds: int,
         on_schedule_change: Callable[[], None] | None = None,
     ) -> None:
@@ -112,47 +145,12 @@ class ChannelConfig:
         self.on_schedule_change = on_schedule_change or (lambda: None)
 
     async def get(self, channel: ChannelRef) -> ChannelSettings:
-        return await asyncio.to_thread(self._get, channel)
-
-    def _get(self, channel: ChannelRef) -> ChannelSettings:
-        with self.db.session() as s:
-            ws = repo.workspace(s, channel.platform, channel.workspace, "", self.clock())  # type: ignore[arg-type]
-            ch = repo.channel(s, ws, channel.channel, channel.name)
-            s.flush()
-            return ChannelSettings.of(ch)
+        return ChannelSettings.of(await asyncio.to_thread(read_settings, self.db, channel, self.clock()))
 
     async def apply(self, channel: ChannelRef, change: ConfigChange) -> ChannelSettings:
         """Validate and store; returns the channel's settings afterwards. Raises DrillError on bad input."""
-        validate(change)
-        result = await asyncio.to_thread(self._apply, channel, change)
+        update = _update(validate(change))
+        row = await asyncio.to_thread(update_settings, self.db, channel, update, self.clock())
         if change.schedule is not None:
             self.on_schedule_change()
-        return result
-
-    def _apply(self, channel: ChannelRef, change: ConfigChange) -> ChannelSettings:
-        with self.db.session() as s:
-            ws = repo.workspace(s, channel.platform, channel.workspace, "", self.clock())  # type: ignore[arg-type]
-            ch = repo.channel(s, ws, channel.channel, channel.name)
-            if change.answer_mode is not None:
-                ch.answer_mode = change.answer_mode
-            if change.answer_seconds is not None:
-                ch.answer_seconds = change.answer_seconds
-            if change.difficulty is not None:
-                ch.difficulty = change.difficulty
-            if change.all_signatures:
-                ch.signature_mix = None
-            elif change.signature_mix:
-                ch.signature_mix = list(change.signature_mix)
-            if change.schedule is not None:
-                if change.schedule.strip().lower() == "off":
-                    ch.schedule_hour = None
-                else:
-                    cmd = parse(f"schedule {change.schedule}")
-                    ch.weekdays, ch.schedule_hour, ch.schedule_minute, ch.timezone = (
-                        cmd.weekdays,
-                        cmd.hour,
-                        cmd.minute,
-                        cmd.timezone,
-                    )
-                    ch.enabled = True
-        return self._get(channel)
+        return ChannelSettings.of(row)

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from ..grading import grade
 from ..render.accuracy_chart import accuracy_chart_png
 from ..store import repo
+from ..store.channel_settings import settings_row
 from ..store.models import Attempt, Channel, Drill
 from .channel_config import ChannelSettings
 from .engine import DrillEngine, DrillKey
@@ -140,7 +141,7 @@ class HomeService:
                 channel = s.get(Channel, rows[0][0].channel_id)  # the channel of the latest answer
                 if channel is not None:
                     home.channel_name = channel.name or channel.external_id
-                    home.settings = ChannelSettings.of(channel)
+                    home.settings = ChannelSettings.of(settings_row(channel))
             home.series = _weekly(s, ws.id, u.id, self.engine.clock().date())
             return home, keys
 
