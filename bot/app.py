@@ -88,7 +88,8 @@ async def serve(plan: ServePlan) -> None:
         _check_discord()
     settings = CoreSettings()
     engine, scheduler, service = build_core(settings)
-    from .prep.root import attach, build_prep
+    from .prep.root import build_prep
+    from .schedule.prep_jobs import attach
 
     prep = build_prep(engine)
     attach(prep, scheduler)

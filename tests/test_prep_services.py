@@ -14,7 +14,7 @@ from bot.drills.fake import FakeChat
 from bot.interview import model_answer, plan, scenario_for
 from bot.prep.commands import parse_prep
 from bot.prep.fake import FakePrepChat
-from bot.prep.root import PrepServices, attach, build_prep
+from bot.prep.root import PrepServices, build_prep
 from bot.prep.schedules import set_schedule
 from bot.schedule import jobs, prep_jobs
 from bot.schedule.scheduler import DrillScheduler
@@ -110,7 +110,7 @@ async def test_schedules_become_jobs_and_jobs_post_questions_and_invites(databas
     overdue = await prep.math.start(channel())
     clock.advance(60)
     sched = DrillScheduler(engine)
-    attach(prep, sched)
+    prep_jobs.attach(prep, sched)
     try:
         assert await sched.become_leader()
         assert [post.question_id for _, post in chat.reveals] == [overdue.id], "the sweep revealed it"

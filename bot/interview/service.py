@@ -6,20 +6,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import weakref
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
-
-from ..drills import scenarios as sc
+from ..drills import scenarios as drill_scenarios
 from ..drills.errors import DrillError
 from ..drills.ports import ChannelRef, MessageRef, UserRef
 from ..render.cache import RenderCache
-from ..store import repo
+from ..store import interviews as store
 from ..store.db import Database
-from ..store.prep_models import InterviewRound, InterviewSession
+from ..store.interviews import NewSession, RoundAnswer, SessionRefusal, SessionRefused, SessionRow, StoredAnswer
 from .ports import InterviewChat, InterviewInvite, RoundPost
 from .session import (
     MAX_ROUNDS,
@@ -74,7 +72,8 @@ class InterviewService:
         self.seconds = seconds
         self.clock = clock
         self.rng = rng or random.Random()
-        self._locks: dict[int, asyncio.Lock] = {}  # one answer at a time per session (double clicks)
+        # One answer at a time per session (double clicks); a lock goes when nobody holds or waits for it.
+        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
 
     def chat_for(self, platform: str) -> InterviewChat:
         try:
@@ -95,46 +94,16 @@ class InterviewService:
             raise DrillError(f"An interview has 1 to {MAX_ROUNDS} rounds.")
         seed = self.rng.randrange(SEED_RANGE) if seed is None else seed
         now = self.clock()
-        sid = await asyncio.to_thread(self._create, channel, user, rounds, seed, group_id, now)
+        new = NewSession(rounds, seed, group_id, now)
+        sid = await asyncio.to_thread(store.create_session, self.db, channel, user, new)
         ref = await self._post_round(channel, user, sid, plan(rounds, seed)[0], rounds, now)
         return Started(sid, rounds, ref)
-
-    def _create(
-        self, channel: ChannelRef, user: UserRef, rounds: int, seed: int, group_id: int | None, now: datetime
-    ) -> int:
-        with self.db.session() as s:
-            ws = repo.workspace(s, channel.platform, channel.workspace, "", now)
-            ch = repo.channel(s, ws, channel.channel, channel.name)
-            u = repo.user(s, ws, user.user, user.name)
-            open_ = s.scalars(
-                select(InterviewSession).where(
-                    InterviewSession.workspace_id == ws.id,
-                    InterviewSession.user_id == u.id,
-                    InterviewSession.finished_at.is_(None),
-                )
-            ).all()
-            for old in open_:  # a new interview ends any unfinished one
-                old.finished_at = now
-            row = InterviewSession(
-                workspace_id=ws.id,
-                channel_id=ch.id,
-                user_id=u.id,
-                group_id=group_id,
-                rounds=rounds,
-                seed=seed,
-                current=1,
-                started_at=now,
-                round_started_at=now,
-            )
-            s.add(row)
-            s.flush()
-            return row.id
 
     async def _post_round(
         self, channel: ChannelRef, user: UserRef, sid: int, spec: RoundSpec, rounds: int, now: datetime
     ) -> MessageRef:
-        scenario = await asyncio.to_thread(sc.scenario, spec.signature, spec.seed, spec.difficulty)
-        png = await asyncio.to_thread(sc.drill_png, self.renders, scenario, self.theme)
+        scenario = await asyncio.to_thread(drill_scenarios.scenario, spec.signature, spec.seed, spec.difficulty)
+        png = await asyncio.to_thread(drill_scenarios.drill_png, self.renders, scenario, self.theme)
         post = RoundPost(
             sid,
             spec.number,
@@ -150,136 +119,100 @@ class InterviewService:
 
     async def answer(self, session_id: int, user: UserRef, text: str, ref: MessageRef | None = None) -> Answered:
         """Grade the current round; post its feedback in `ref`'s thread, then the next round or the summary."""
-        lock = self._locks.setdefault(session_id, asyncio.Lock())
+        lock = self._locks.get(session_id)
+        if lock is None:
+            lock = self._locks[session_id] = asyncio.Lock()
         async with lock:
             now = self.clock()
             text = (text if isinstance(text, str) else str(text))[:MAX_ANSWER_CHARS]
-            row, channel = await asyncio.to_thread(self._session, session_id, user)
+            row = await self._session(session_id, user)
             spec = plan(row.rounds, row.seed)[row.current - 1]
-            scenario = await asyncio.to_thread(sc.scenario, spec.signature, spec.seed, spec.difficulty)
+            scenario = await asyncio.to_thread(drill_scenarios.scenario, spec.signature, spec.seed, spec.difficulty)
             seconds = (now - row.round_started_at).total_seconds()
             result = await asyncio.to_thread(judge, spec, scenario, text, seconds)
-            if not await asyncio.to_thread(self._store, row.id, result, now, row.rounds):
+            if not await asyncio.to_thread(store.store_round, self.db, row.id, _stored(result), now):
                 raise DrillError("That round was already answered.")
-            finished = spec.number >= row.rounds
             feedback = _round_text(result)
-            chat = self.chat_for(channel.platform)
-            if ref is not None:
-                await chat.post_text(ref, feedback)
-            if finished:
-                results = await asyncio.to_thread(self._results, row.id, row.rounds, row.seed)
-                summary = await asyncio.to_thread(summary_text, results)
-                await chat.post_text(ref or MessageRef(channel, ""), summary)
-            else:
-                nxt = plan(row.rounds, row.seed)[spec.number]
-                try:
-                    await self._post_round(channel, user, row.id, nxt, row.rounds, now)
-                except Exception as exc:  # the answer is stored; the round can be posted again
-                    log.warning("posting interview %s round %s failed: %s", row.id, nxt.number, type(exc).__name__)
-                    raise DrillError(
-                        "Your answer is recorded, but the next round could not be posted — "
-                        "`/trace interview resume` posts it again."
-                    ) from exc
+            finished = spec.number >= row.rounds
+            await self._after_answer(row, user, feedback, ref, finished, now)
             return Answered(result, finished, feedback)
+
+    async def _after_answer(
+        self, row: SessionRow, user: UserRef, feedback: str, ref: MessageRef | None, finished: bool, now: datetime
+    ) -> None:
+        """The round's feedback in its thread, then the summary after the last round, or the next round."""
+        channel = _channel(row)
+        chat = self.chat_for(channel.platform)
+        if ref is not None:
+            await chat.post_text(ref, feedback)
+        if finished:
+            answers = await asyncio.to_thread(store.stored_answers, self.db, row.id)
+            summary = await asyncio.to_thread(_summary, answers, row.rounds, row.seed)
+            await chat.post_text(ref or MessageRef(channel, ""), summary)
+            return
+        nxt = plan(row.rounds, row.seed)[row.current]
+        try:
+            await self._post_round(channel, user, row.id, nxt, row.rounds, now)
+        except Exception as exc:  # the answer is stored; the round can be posted again
+            log.warning("posting interview %s round %s failed: %s", row.id, nxt.number, type(exc).__name__)
+            raise DrillError(
+                "Your answer is recorded, but the next round could not be posted — "
+                "`/trace interview resume` posts it again."
+            ) from exc
 
     async def resume(self, user: UserRef) -> Started:
         """Post the person's open interview's current round again (e.g. after a failed post); its clock restarts."""
         now = self.clock()
-        sid = await asyncio.to_thread(self._open_session, user, now)
-        row, channel = await asyncio.to_thread(self._session, sid, user)
-        ref = await self._post_round(channel, user, sid, plan(row.rounds, row.seed)[row.current - 1], row.rounds, now)
+        sid = await asyncio.to_thread(store.restart_open_session, self.db, user, now)
+        if sid is None:
+            raise DrillError("You have no interview in progress — start one with `/trace interview`.")
+        row = await self._session(sid, user)
+        spec = plan(row.rounds, row.seed)[row.current - 1]
+        ref = await self._post_round(_channel(row), user, sid, spec, row.rounds, now)
         return Started(sid, row.rounds, ref)
 
-    def _open_session(self, user: UserRef, now: datetime) -> int:
-        with self.db.session() as s:
-            ws = repo.find_workspace(s, user.platform, user.workspace)
-            u = repo.find_user(s, ws, user.user) if ws else None
-            row = (
-                s.scalars(
-                    select(InterviewSession)
-                    .where(InterviewSession.user_id == u.id, InterviewSession.finished_at.is_(None))
-                    .order_by(InterviewSession.id.desc())
-                ).first()
-                if u
-                else None
-            )
-            if row is None:
-                raise DrillError("You have no interview in progress — start one with `/trace interview`.")
-            row.round_started_at = now
-            return row.id
-
-    def _session(self, sid: int, user: UserRef) -> tuple[InterviewSession, ChannelRef]:
-        from ..store.models import Channel, Workspace
-
-        with self.db.session() as s:
-            ws = repo.find_workspace(s, user.platform, user.workspace)
-            u = repo.find_user(s, ws, user.user) if ws else None
-            row = s.get(InterviewSession, sid)
-            if row is None or ws is None or row.workspace_id != ws.id:
-                raise DrillError(f"No interview #{sid} here.")
-            if u is None or row.user_id != u.id:
-                raise DrillError("That is someone else's interview — start your own with `/trace interview`.")
-            if row.finished_at is not None:
-                raise DrillError(f"Interview #{sid} is over.")
-            ch = s.get(Channel, row.channel_id)
-            w = s.get(Workspace, row.workspace_id)
-            assert ch is not None
-            assert w is not None
-            s.expunge(row)
-            return row, ChannelRef(w.platform, w.external_id, ch.external_id, ch.name)
-
-    def _store(self, sid: int, r: RoundResult, now: datetime, rounds: int) -> bool:
-        with self.db.session() as s:
-            try:
-                with s.begin_nested():
-                    s.add(
-                        InterviewRound(
-                            session_id=sid,
-                            number=r.spec.number,
-                            signature=r.spec.signature,
-                            seed=r.spec.seed,
-                            difficulty=r.spec.difficulty,
-                            answer_text=r.answer,
-                            score=r.grade.score,
-                            narration=r.narration.score,
-                            combined=r.combined,
-                            seconds=r.seconds,
-                            submitted_at=now,
-                        )
-                    )
-            except IntegrityError:
-                return False
-            row = s.get(InterviewSession, sid)
-            assert row is not None
-            if r.spec.number >= rounds:
-                row.finished_at = now
-            else:
-                row.current = r.spec.number + 1
-                row.round_started_at = now
-            return True
-
-    def _results(self, sid: int, rounds: int, seed: int) -> list[RoundResult]:
-        specs = plan(rounds, seed)
-        with self.db.session() as s:
-            stored = s.scalars(
-                select(InterviewRound).where(InterviewRound.session_id == sid).order_by(InterviewRound.number)
-            ).all()
-            answers = [(r.number, r.answer_text, r.seconds) for r in stored]
-        return [
-            judge(
-                specs[n - 1],
-                sc.scenario(specs[n - 1].signature, specs[n - 1].seed, specs[n - 1].difficulty),
-                text,
-                secs,
-            )
-            for n, text, secs in answers
-        ]
+    async def _session(self, session_id: int, user: UserRef) -> SessionRow:
+        try:
+            return await asyncio.to_thread(store.open_session, self.db, session_id, user)
+        except SessionRefused as exc:
+            raise DrillError(_REFUSALS[exc.refusal].format(id=session_id)) from exc
 
     async def invite(
         self, channel: ChannelRef, *, rounds: int = 3, group: str = "", group_id: int | None = None
     ) -> MessageRef:
         """A scheduled session: a message with a Start button; each person who presses it gets their own."""
         return await self.chat_for(channel.platform).post_invite(channel, InterviewInvite(rounds, group, group_id))
+
+
+_REFUSALS = {
+    SessionRefusal.NOT_HERE: "No interview #{id} here.",
+    SessionRefusal.NOT_YOURS: "That is someone else's interview — start your own with `/trace interview`.",
+    SessionRefusal.OVER: "Interview #{id} is over.",
+}
+
+
+def _channel(row: SessionRow) -> ChannelRef:
+    place = row.channel
+    return ChannelRef(place.platform, place.workspace, place.channel, place.name)
+
+
+def _stored(r: RoundResult) -> RoundAnswer:
+    s = r.spec
+    return RoundAnswer(
+        s.number, s.signature, s.seed, s.difficulty, r.answer, r.grade.score, r.narration.score, r.combined, r.seconds
+    )
+
+
+def _summary(answers: list[StoredAnswer], rounds: int, seed: int) -> str:
+    """The summary of the stored rounds, judged again (the grade is a pure function of the reply). CPU work:
+    called in a thread."""
+    specs = plan(rounds, seed)
+    results = []
+    for a in answers:
+        spec = specs[a.number - 1]
+        scenario = drill_scenarios.scenario(spec.signature, spec.seed, spec.difficulty)
+        results.append(judge(spec, scenario, a.answer, a.seconds))
+    return summary_text(results)
 
 
 def _round_text(r: RoundResult) -> str:
@@ -294,6 +227,6 @@ def _round_text(r: RoundResult) -> str:
 def summary_text(results: list[RoundResult]) -> str:
     lines = ["Interview summary", *summary_lines(results), ""]
     for r in results:
-        s = sc.scenario(r.spec.signature, r.spec.seed, r.spec.difficulty)
+        s = drill_scenarios.scenario(r.spec.signature, r.spec.seed, r.spec.difficulty)
         lines.append(f"Model answer, round {r.spec.number} ({r.title}): “{model_answer(s)}”")
     return "\n".join(lines)

@@ -1,5 +1,6 @@
 """Mental math in chat: post a 30-second question, take answers (first one counts), reveal once with the worked
-arithmetic, keep its own points and board. Database work runs in threads; the reveal is claimed atomically."""
+arithmetic, keep its own points and board. The transactions are bot.store.math_questions', run in threads; the
+reveal is claimed atomically."""
 
 from __future__ import annotations
 
@@ -9,17 +10,22 @@ import random
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-
-from sqlalchemy import func, select, update
-from sqlalchemy.exc import IntegrityError
+from enum import StrEnum
 
 from ..drills.errors import DrillError
 from ..drills.periods import PERIODS, period_bounds
 from ..drills.ports import ChannelRef, MessageRef, UserRef
-from ..store import repo
+from ..store import math_questions as store
 from ..store.db import Database
-from ..store.models import Channel, User, Workspace
-from ..store.prep_models import MathAnswer, MathQuestion
+from ..store.math_questions import (
+    BoardRow,
+    ClaimedReveal,
+    Judged,
+    NewQuestion,
+    PendingReveal,
+    QuestionRow,
+    Stored,
+)
 from .answers import MAX_ANSWER_CHARS, UnreadableAnswer, check
 from .ports import MathChat, MathPost, MathRevealPost, MathScore
 from .questions import ANSWER_SECONDS, KINDS, Question, question
@@ -50,12 +56,46 @@ class MathStarted:
     message: MessageRef
 
 
+class MathStatus(StrEnum):
+    SCORED = "scored"
+    LATE = "late"  # judged, but after the deadline or the reveal: no points
+    DUPLICATE = "duplicate"  # the first answer counts
+    UNREADABLE = "unreadable"  # no number in the reply: nothing stored, the person can try again
+
+
 @dataclass(frozen=True, slots=True)
 class MathOutcome:
-    status: str  # scored | late | duplicate | unreadable
-    correct: bool
-    points: int
-    text: str  # what to tell the person, privately
+    status: MathStatus
+    question_id: int
+    correct: bool = False
+    points: int = 0
+    seconds: float = 0.0
+    explanation: str = ""  # late: the worked answer; unreadable: why the reply could not be read
+
+    @property
+    def text(self) -> str:
+        """What to tell the person, privately."""
+        if self.status is MathStatus.UNREADABLE:
+            return f"{self.explanation} — nothing was recorded, try again."
+        if self.status is MathStatus.DUPLICATE:
+            return f"You already answered math #{self.question_id}; the first answer counts."
+        if self.status is MathStatus.LATE:
+            verdict = "right" if self.correct else "not right"
+            return f"Too late to score, but {verdict}: {self.explanation}"
+        return f"Recorded for math #{self.question_id} ({self.seconds:.0f} s). The answer comes with the reveal."
+
+
+@dataclass(frozen=True, slots=True)
+class MathBoard:
+    period: str
+    rows: tuple[BoardRow, ...]  # best first
+
+    def text(self) -> str:
+        title = f"Math board — {'all time' if self.period == 'all' else 'this ' + self.period}"
+        if not self.rows:
+            return f"{title}\nNo math answers here yet."
+        lines = [f"{i}. {r.user} — {r.points} pts ({r.right}/{r.answered} right)" for i, r in enumerate(self.rows, 1)]
+        return "\n".join([title, *lines])
 
 
 class MathService:
@@ -97,198 +137,78 @@ class MathService:
         q = question(kind, seed)
         now = self.clock()
         deadline = now + timedelta(seconds=self.seconds)
-        qid = await asyncio.to_thread(self._create, channel, q, now, deadline, scheduled, group_id)
+        new = NewQuestion(q.kind, q.seed, scheduled, group_id, now, deadline)
+        qid = await asyncio.to_thread(store.create_question, self.db, channel, new)
         chat = self.chat_for(channel.platform)
         try:
             ref = await chat.post_math(channel, MathPost(qid, q, now, deadline))
         except Exception:
-            await asyncio.to_thread(self._delete, qid)  # nothing half-posted stays behind
+            await asyncio.to_thread(store.delete_question, self.db, qid)  # nothing half-posted stays behind
             raise
-        await asyncio.to_thread(self._set_ref, qid, "message_ref", ref.message)
+        await asyncio.to_thread(store.set_message_ref, self.db, qid, ref.message)
         started = MathStarted(qid, q.kind, seed, deadline, ref)
         for hook in self.on_started:
             await hook(started)
         return started
-
-    def _create(
-        self, channel: ChannelRef, q: Question, now: datetime, deadline: datetime, scheduled: bool, group_id: int | None
-    ) -> int:
-        with self.db.session() as s:
-            ws = repo.workspace(s, channel.platform, channel.workspace, "", now)
-            ch = repo.channel(s, ws, channel.channel, channel.name)
-            row = MathQuestion(
-                workspace_id=ws.id,
-                channel_id=ch.id,
-                group_id=group_id,
-                kind=q.kind,
-                seed=q.seed,
-                scheduled=scheduled,
-                posted_at=now,
-                deadline_at=deadline,
-            )
-            s.add(row)
-            s.flush()
-            return row.id
-
-    def _delete(self, qid: int) -> None:
-        with self.db.session() as s:
-            row = s.get(MathQuestion, qid)
-            if row is not None:
-                s.delete(row)
-
-    def _set_ref(self, qid: int, column: str, value: str) -> None:
-        with self.db.session() as s:
-            row = s.get(MathQuestion, qid)
-            if row is not None:
-                setattr(row, column, value[:200])
 
     # -- answers --------------------------------------------------------------------------------------
     async def answer(self, question_id: int, user: UserRef, text: str) -> MathOutcome:
         """Judge and store a reply. An unreadable reply is not stored: the person can try again."""
         now = self.clock()
         text = (text if isinstance(text, str) else str(text))[:MAX_ANSWER_CHARS]
-        row = await asyncio.to_thread(self._question, user, question_id)
-        q = question(row.kind, row.seed)
+        row = await self._question(user, question_id)
         try:
-            result = check(q, text)
+            result = check(question(row.kind, row.seed), text)
         except UnreadableAnswer as exc:
-            return MathOutcome("unreadable", False, 0, f"{exc} — nothing was recorded, try again.")
+            return MathOutcome(MathStatus.UNREADABLE, question_id, explanation=str(exc))
         seconds = max(0.0, (now - row.posted_at).total_seconds())
         late = now > row.deadline_at or row.revealed_at is not None
         limit = max(1.0, (row.deadline_at - row.posted_at).total_seconds())
         pts = math_points(result.correct, seconds, limit, late)
-        stored = await asyncio.to_thread(
-            self._store, row.id, user, text, result.value, result.correct, pts, seconds, late, now
-        )
-        if not stored:
-            return MathOutcome(
-                "duplicate", False, 0, f"You already answered math #{question_id}; the first answer counts."
-            )
+        judged = Judged(text, result.value, result.correct, pts, seconds, late)
+        stored = await asyncio.to_thread(store.store_answer, self.db, row.id, user, judged, now)
+        if stored is Stored.NO_QUESTION:
+            raise DrillError(f"No math question #{row.id} here.")
+        if stored is Stored.DUPLICATE:
+            return MathOutcome(MathStatus.DUPLICATE, question_id)
         if late:
-            verdict = "right" if result.correct else "not right"
-            return MathOutcome("late", result.correct, 0, f"Too late to score, but {verdict}: {result.explanation}")
-        return MathOutcome(
-            "scored",
-            result.correct,
-            pts,
-            f"Recorded for math #{question_id} ({seconds:.0f} s). The answer comes with the reveal.",
-        )
+            return MathOutcome(MathStatus.LATE, question_id, result.correct, 0, seconds, result.explanation)
+        return MathOutcome(MathStatus.SCORED, question_id, result.correct, pts, seconds)
 
     async def question_for(self, user: UserRef, question_id: int) -> Question:
         """The question behind an id, only within the person's own workspace."""
-        row = await asyncio.to_thread(self._question, user, question_id)
+        row = await self._question(user, question_id)
         return question(row.kind, row.seed)
 
-    def _question(self, user: UserRef, question_id: int) -> MathQuestion:
-        with self.db.session() as s:
-            ws = repo.find_workspace(s, user.platform, user.workspace)
-            row = (
-                s.scalars(
-                    select(MathQuestion).where(MathQuestion.id == question_id, MathQuestion.workspace_id == ws.id)
-                ).first()
-                if ws
-                else None
-            )
-            if row is None:
-                raise DrillError(f"No math question #{question_id} here.")
-            s.expunge(row)
-            return row
-
-    def _store(
-        self,
-        qid: int,
-        user: UserRef,
-        text: str,
-        value: float | None,
-        correct: bool,
-        pts: int,
-        seconds: float,
-        late: bool,
-        now: datetime,
-    ) -> bool:
-        with self.db.session() as s:
-            row = s.get(MathQuestion, qid)
-            ws = s.get(Workspace, row.workspace_id) if row else None
-            if row is None or ws is None:
-                raise DrillError(f"No math question #{qid} here.")
-            u = repo.user(s, ws, user.user, user.name)
-            try:
-                with s.begin_nested():  # the unique (question, user) makes a double answer impossible
-                    s.add(
-                        MathAnswer(
-                            question_id=qid,
-                            user_id=u.id,
-                            workspace_id=ws.id,
-                            channel_id=row.channel_id,
-                            group_id=row.group_id,
-                            answer_text=text,
-                            value=value,
-                            correct=correct,
-                            points=pts,
-                            seconds=seconds,
-                            late=late,
-                            submitted_at=now,
-                        )
-                    )
-            except IntegrityError:
-                return False
-            return True
+    async def _question(self, user: UserRef, question_id: int) -> QuestionRow:
+        row = await asyncio.to_thread(store.find_question, self.db, user.platform, user.workspace, question_id)
+        if row is None:
+            raise DrillError(f"No math question #{question_id} here.")
+        return row
 
     # -- reveal ---------------------------------------------------------------------------------------
     async def reveal(self, question_id: int, *, force: bool = False) -> bool:
         """Post the reveal if this caller wins the claim: exactly once across callers and replicas."""
-        now = self.clock()
-        claimed = await asyncio.to_thread(self._claim, question_id, now, force)
+        claimed = await asyncio.to_thread(store.claim_reveal, self.db, question_id, self.clock(), force=force)
         if claimed is None:
             return False
-        row, channel, scores = claimed
-        q = question(row.kind, row.seed)
         try:
-            chat = self.chat_for(channel.platform)
-            ref = await chat.post_math_reveal(
-                MessageRef(channel, row.message_ref or ""), MathRevealPost(question_id, q, tuple(scores))
-            )
+            ref = await self._post_reveal(claimed)
         except Exception:
-            await asyncio.to_thread(self._release, question_id)
+            await asyncio.to_thread(store.release_reveal, self.db, question_id)
             raise
-        await asyncio.to_thread(self._set_ref, question_id, "reveal_ref", ref.message)
+        await asyncio.to_thread(store.set_reveal_ref, self.db, question_id, ref.message)
         return True
 
-    def _claim(self, qid: int, now: datetime, force: bool) -> tuple[MathQuestion, ChannelRef, list[MathScore]] | None:
-        with self.db.session() as s:
-            stmt = update(MathQuestion).where(MathQuestion.id == qid, MathQuestion.revealed_at.is_(None))
-            if not force:
-                stmt = stmt.where(MathQuestion.deadline_at <= now)
-            if s.execute(stmt.values(revealed_at=now).execution_options(synchronize_session=False)).rowcount != 1:  # type: ignore[attr-defined]
-                return None
-            row = s.get(MathQuestion, qid)
-            assert row is not None
-            ws, ch = s.get(Workspace, row.workspace_id), s.get(Channel, row.channel_id)
-            assert ws is not None
-            assert ch is not None
-            answers = s.execute(
-                select(MathAnswer, User)
-                .join(User, User.id == MathAnswer.user_id)
-                .where(MathAnswer.question_id == qid, MathAnswer.late.is_(False))
-                .order_by(MathAnswer.points.desc(), MathAnswer.submitted_at)
-            ).all()
-            scores = [
-                MathScore(u.display_name or u.external_id, a.value, a.correct, a.points, a.seconds) for a, u in answers
-            ]
-            s.expunge(row)
-            return row, ChannelRef(ws.platform, ws.external_id, ch.external_id, ch.name), scores
-
-    def _release(self, qid: int) -> None:
-        with self.db.session() as s:
-            s.execute(
-                update(MathQuestion)
-                .where(MathQuestion.id == qid)
-                .values(revealed_at=None)
-                .execution_options(synchronize_session=False)
-            )
+    async def _post_reveal(self, claimed: ClaimedReveal) -> MessageRef:
+        place, row = claimed.channel, claimed.question
+        channel = ChannelRef(place.platform, place.workspace, place.channel, place.name)
+        scores = tuple(MathScore(a.user, a.value, a.correct, a.points, a.seconds) for a in claimed.answers)
+        post = MathRevealPost(row.id, question(row.kind, row.seed), scores)
+        return await self.chat_for(channel.platform).post_math_reveal(MessageRef(channel, claimed.message_ref), post)
 
     async def reveal_due(self) -> list[int]:
-        due = await asyncio.to_thread(self._overdue, self.clock())
+        due = await asyncio.to_thread(store.overdue_questions, self.db, self.clock())
         done = []
         for qid in due:
             try:
@@ -298,54 +218,20 @@ class MathService:
                 log.warning("math reveal %s failed: %s", qid, type(exc).__name__)
         return done
 
-    def _overdue(self, now: datetime) -> list[int]:
-        with self.db.session() as s:
-            return list(
-                s.scalars(
-                    select(MathQuestion.id).where(MathQuestion.revealed_at.is_(None), MathQuestion.deadline_at <= now)
-                )
-            )
-
-    def pending(self) -> list[tuple[int, datetime]]:
-        with self.db.session() as s:
-            rows = s.execute(
-                select(MathQuestion.id, MathQuestion.deadline_at).where(MathQuestion.revealed_at.is_(None))
-            ).all()
-            return [(int(i), d) for i, d in rows]
+    async def pending(self) -> list[PendingReveal]:
+        """Questions not revealed yet, with their deadlines (the scheduler re-creates their reveal jobs)."""
+        return await asyncio.to_thread(store.pending_reveals, self.db)
 
     # -- the board ------------------------------------------------------------------------------------
-    async def board_text(self, channel: ChannelRef, period: str = "week") -> str:
+    async def board(self, channel: ChannelRef, period: str = "week") -> MathBoard:
         if period not in PERIODS:
             raise DrillError(f"The period is one of: {', '.join(PERIODS)}.")
-        return await asyncio.to_thread(self._board, channel, period)
+        now = self.clock()
 
-    def _board(self, channel: ChannelRef, period: str) -> str:
-        with self.db.session() as s:
-            ws = repo.find_workspace(s, channel.platform, channel.workspace)
-            ch = repo.find_channel(s, ws, channel.channel) if ws else None
-            title = f"Math board — {'all time' if period == 'all' else 'this ' + period}"
-            if ch is None:
-                return f"{title}\nNo math answers here yet."
-            start, end = period_bounds(period, self.clock(), ch.timezone)
-            total = func.sum(MathAnswer.points).label("total")
-            right = func.sum(func.cast(MathAnswer.correct, type_=MathAnswer.points.type)).label("right")
-            rows = s.execute(
-                select(User.display_name, User.external_id, total, func.count(), right)
-                .join(User, User.id == MathAnswer.user_id)
-                .where(
-                    MathAnswer.channel_id == ch.id,
-                    MathAnswer.late.is_(False),
-                    MathAnswer.submitted_at >= start,
-                    MathAnswer.submitted_at < end,
-                )
-                .group_by(User.id, User.display_name, User.external_id)
-                .order_by(total.desc(), User.id)
-                .limit(10)
-            ).all()
-            if not rows:
-                return f"{title}\nNo math answers here yet."
-            lines = [
-                f"{i}. {name or ext} — {int(pts)} pts ({int(ok)}/{n} right)"
-                for i, (name, ext, pts, n, ok) in enumerate(rows, start=1)
-            ]
-            return "\n".join([title, *lines])
+        def window(timezone: str) -> tuple[datetime, datetime]:
+            return period_bounds(period, now, timezone)
+
+        return MathBoard(period, tuple(await asyncio.to_thread(store.board, self.db, channel, window)))
+
+    async def board_text(self, channel: ChannelRef, period: str = "week") -> str:
+        return (await self.board(channel, period)).text()

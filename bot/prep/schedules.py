@@ -7,24 +7,53 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from apscheduler.triggers.cron import CronTrigger
-from sqlalchemy import select
 
 from ..drills.errors import DrillError
 from ..drills.ports import ChannelRef
-from ..store import repo
+from ..store import prep_schedules as store
 from ..store.db import Database
-from ..store.models import StudyGroup
-from ..store.prep_models import PrepSchedule
+from ..store.prep_schedules import GroupMissing, ScheduleRow, ScheduleSpec
 
 
 @dataclass(frozen=True, slots=True)
-class ScheduleRow:
+class CronSchedule:
     id: int
-    kind: str
+    kind: str  # math | interview
     trigger: CronTrigger
 
 
-def trigger_of(row: PrepSchedule) -> CronTrigger:
+@dataclass(frozen=True, slots=True)
+class ScheduleSet:
+    spec: ScheduleSpec
+
+    def text(self) -> str:
+        s = self.spec
+        what = "A math question" if s.kind == "math" else "An interview session"
+        who = f" for study group {s.group}" if s.group else ""
+        return f"{what}{who} will be posted here {s.weekdays} at {s.hour:02d}:{s.minute:02d} ({s.timezone})."
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleOff:
+    kind: str
+    removed: bool  # False: there was none
+
+    def text(self) -> str:
+        label = "math" if self.kind == "math" else "interview"
+        return f"The {label} schedule here is off." if self.removed else f"There was no {label} schedule here."
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleTarget:
+    """Where a schedule posts when it fires, and for whom."""
+
+    channel: ChannelRef
+    group_id: int | None
+    group: str  # the study group's name, or ""
+    rounds: int
+
+
+def trigger_of(row: ScheduleRow) -> CronTrigger:
     return CronTrigger(day_of_week=row.weekdays, hour=row.hour, minute=row.minute, timezone=row.timezone)
 
 
@@ -39,67 +68,29 @@ async def set_schedule(
     *,
     group: str = "",
     rounds: int = 3,
-) -> str:
-    def run() -> str:
-        now = datetime.now(UTC)
-        with db.session() as s:
-            ws = repo.workspace(s, channel.platform, channel.workspace, "", now)
-            ch = repo.channel(s, ws, channel.channel, channel.name)
-            group_id = None
-            if group:
-                g = s.scalars(
-                    select(StudyGroup).where(StudyGroup.workspace_id == ws.id, StudyGroup.name == group)
-                ).first()
-                if g is None:
-                    raise DrillError(f"No study group `{group}` — create it with `/trace group create {group}`.")
-                group_id = g.id
-            row = s.scalars(
-                select(PrepSchedule).where(PrepSchedule.channel_id == ch.id, PrepSchedule.kind == kind)
-            ).first()
-            if row is None:
-                row = PrepSchedule(
-                    workspace_id=ws.id,
-                    channel_id=ch.id,
-                    kind=kind,
-                    weekdays=weekdays,
-                    hour=hour,
-                    minute=minute,
-                    timezone=tz,
-                    rounds=rounds,
-                    group_id=group_id,
-                )
-                s.add(row)
-            row.weekdays, row.hour, row.minute, row.timezone = weekdays, hour, minute, tz
-            row.group_id, row.rounds = group_id, rounds
-        what = "A math question" if kind == "math" else "An interview session"
-        who = f" for study group {group}" if group else ""
-        return f"{what}{who} will be posted here {weekdays} at {hour:02d}:{minute:02d} ({tz})."
-
-    return await asyncio.to_thread(run)
+) -> ScheduleSet:
+    spec = ScheduleSpec(kind, weekdays, hour, minute, tz, group, rounds)
+    try:
+        await asyncio.to_thread(store.set_schedule, db, channel, spec, datetime.now(UTC))
+    except GroupMissing as exc:
+        raise DrillError(f"No study group `{group}` — create it with `/trace group create {group}`.") from exc
+    return ScheduleSet(spec)
 
 
-async def schedule_off(db: Database, channel: ChannelRef, kind: str) -> str:
-    def run() -> bool:
-        with db.session() as s:
-            ws = repo.find_workspace(s, channel.platform, channel.workspace)
-            ch = repo.find_channel(s, ws, channel.channel) if ws else None
-            row = (
-                s.scalars(
-                    select(PrepSchedule).where(PrepSchedule.channel_id == ch.id, PrepSchedule.kind == kind)
-                ).first()
-                if ch
-                else None
-            )
-            if row is None:
-                return False
-            s.delete(row)
-            return True
-
-    removed = await asyncio.to_thread(run)
-    label = "math" if kind == "math" else "interview"
-    return f"The {label} schedule here is off." if removed else f"There was no {label} schedule here."
+async def schedule_off(db: Database, channel: ChannelRef, kind: str) -> ScheduleOff:
+    return ScheduleOff(kind, await asyncio.to_thread(store.remove_schedule, db, channel, kind))
 
 
-def all_schedules(db: Database) -> list[ScheduleRow]:
-    with db.session() as s:
-        return [ScheduleRow(r.id, r.kind, trigger_of(r)) for r in s.scalars(select(PrepSchedule))]
+def all_schedules(db: Database) -> list[CronSchedule]:
+    """Every prep schedule as a cron trigger. Blocking: the scheduler's sync calls it (see prep_jobs.sync)."""
+    return [CronSchedule(row.id, row.kind, trigger_of(row)) for row in store.all_schedules(db)]
+
+
+async def schedule_target(db: Database, schedule_id: int) -> ScheduleTarget | None:
+    """None when the schedule is gone or its channel is switched off."""
+    found = await asyncio.to_thread(store.schedule_target, db, schedule_id)
+    if found is None:
+        return None
+    place = found.channel
+    channel = ChannelRef(place.platform, place.workspace, place.channel, place.name)
+    return ScheduleTarget(channel, found.group_id, found.group, found.rounds)

@@ -1,25 +1,41 @@
 """Scheduler jobs for interview prep (math questions, interview invitations, math reveals), by import path with
-plain ids like bot.schedule.jobs; the running services are bound here by the composition root."""
+plain ids like bot.schedule.jobs; the running services are bound here by the composition root (`attach`)."""
 
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.date import DateTrigger
 
-from ..drills.ports import ChannelRef
-from ..prep.schedules import all_schedules
-from ..store.models import Channel, StudyGroup, Workspace
-from ..store.prep_models import PrepSchedule
+from ..mathdrill.service import MathStarted
+from ..prep.root import PrepServices
+from ..prep.schedules import all_schedules, schedule_target
 
 if TYPE_CHECKING:
-    from ..prep.root import PrepServices
+    from .scheduler import DrillScheduler
 
 log = logging.getLogger(__name__)
 _bound: dict[str, PrepServices] = {}
 PREFIX = "prep:"
+
+
+def attach(prep: PrepServices, scheduler: DrillScheduler) -> None:
+    """Math reveals at their deadlines, prep schedules as cron jobs, and the sweep — on the leader only."""
+
+    async def reveal_later(started: MathStarted) -> None:
+        if scheduler.running:
+            add_reveal(scheduler.scheduler, started.id, started.deadline)
+
+    def resync() -> None:
+        if scheduler.running:
+            sync(scheduler.scheduler, prep)
+
+    prep.math.on_started.append(reveal_later)
+    prep.on_schedule_change = resync
+    scheduler.prep = prep
 
 
 def bind(prep: PrepServices) -> None:
@@ -37,30 +53,18 @@ def services() -> PrepServices:
         raise RuntimeError("no interview-prep services bound; start the app through bot.app") from exc
 
 
-def _target(schedule_id: int) -> tuple[ChannelRef, PrepSchedule, str] | None:
-    with services().math.db.session() as s:
-        row = s.get(PrepSchedule, schedule_id)
-        ch = s.get(Channel, row.channel_id) if row else None
-        ws = s.get(Workspace, row.workspace_id) if row else None
-        if row is None or ch is None or ws is None or not ch.enabled:
-            return None
-        group = s.get(StudyGroup, row.group_id) if row.group_id else None
-        s.expunge(row)
-        return ChannelRef(ws.platform, ws.external_id, ch.external_id, ch.name), row, group.name if group else ""
-
-
 async def math_question(schedule_id: int) -> None:
-    found = _target(schedule_id)
-    if found is not None:
-        ref, row, _ = found
-        await services().math.start(ref, scheduled=True, group_id=row.group_id)
+    prep = services()
+    target = await schedule_target(prep.math.db, schedule_id)
+    if target is not None:
+        await prep.math.start(target.channel, scheduled=True, group_id=target.group_id)
 
 
 async def interview_invite(schedule_id: int) -> None:
-    found = _target(schedule_id)
-    if found is not None:
-        ref, row, group = found
-        await services().interview.invite(ref, rounds=row.rounds, group=group, group_id=row.group_id)
+    prep = services()
+    target = await schedule_target(prep.math.db, schedule_id)
+    if target is not None:
+        await prep.interview.invite(target.channel, rounds=target.rounds, group=target.group, group_id=target.group_id)
 
 
 async def math_reveal(question_id: int) -> None:
@@ -81,7 +85,7 @@ def sync(scheduler: BaseScheduler, prep: PrepServices) -> int:
     return len(wanted)
 
 
-def add_reveal(scheduler: BaseScheduler, question_id: int, deadline: object) -> None:
+def add_reveal(scheduler: BaseScheduler, question_id: int, deadline: datetime) -> None:
     scheduler.add_job(
         "bot.schedule.prep_jobs:math_reveal",
         trigger=DateTrigger(run_date=deadline),
@@ -95,7 +99,7 @@ def add_reveal(scheduler: BaseScheduler, question_id: int, deadline: object) -> 
 async def sweep(scheduler: BaseScheduler, prep: PrepServices) -> list[int]:
     """Reveal math questions that came due while no scheduler ran; re-create missing reveal jobs."""
     done = await prep.math.reveal_due()
-    for qid, deadline in prep.math.pending():
-        if scheduler.get_job(f"math-reveal:{qid}") is None:
-            add_reveal(scheduler, qid, deadline)
+    for pending in await prep.math.pending():
+        if scheduler.get_job(f"math-reveal:{pending.question_id}") is None:
+            add_reveal(scheduler, pending.question_id, pending.deadline_at)
     return done

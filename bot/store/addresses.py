@@ -3,7 +3,10 @@ satisfy these, so bot.drills passes them straight in and the store never imports
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
+
+from .models import Channel, Workspace
 
 
 class ChannelAddress(Protocol):
@@ -26,3 +29,17 @@ class UserAddress(Protocol):
     def user(self) -> str: ...
     @property
     def name(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelPlace:
+    """A stored channel, named as the platforms name it (bot.drills turns it into a ChannelRef)."""
+
+    platform: str
+    workspace: str
+    channel: str
+    name: str
+
+
+def place_of(ws: Workspace, ch: Channel) -> ChannelPlace:
+    return ChannelPlace(ws.platform, ws.external_id, ch.external_id, ch.name)

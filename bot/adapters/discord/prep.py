@@ -350,11 +350,20 @@ def register_prep(bot: TraceBot, prep: PrepServices) -> None:
 
         async def run() -> str:
             if cmd.name == "schedule_off":
-                out = await schedule_off(prep.math.db, channel, cmd.target)
+                out = (await schedule_off(prep.math.db, channel, cmd.target)).text()
             else:
-                out = await set_schedule(
-                    prep.math.db, channel, cmd.target, cmd.weekdays, cmd.hour, cmd.minute, cmd.timezone, group=cmd.group
-                )
+                out = (
+                    await set_schedule(
+                        prep.math.db,
+                        channel,
+                        cmd.target,
+                        cmd.weekdays,
+                        cmd.hour,
+                        cmd.minute,
+                        cmd.timezone,
+                        group=cmd.group,
+                    )
+                ).text()
             prep.schedules_changed()
             return out
 

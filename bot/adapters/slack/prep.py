@@ -296,20 +296,22 @@ def register_prep(app: AsyncApp, prep: PrepServices) -> None:
             elif not await _is_admin(client, user.user):
                 text = "Only workspace admins can change the schedule."
             elif cmd.name == "schedule":
-                text = await set_schedule(
-                    prep.math.db,
-                    channel,
-                    cmd.target,
-                    cmd.weekdays,
-                    cmd.hour,
-                    cmd.minute,
-                    cmd.timezone,
-                    group=cmd.group,
-                    rounds=cmd.rounds,
-                )
+                text = (
+                    await set_schedule(
+                        prep.math.db,
+                        channel,
+                        cmd.target,
+                        cmd.weekdays,
+                        cmd.hour,
+                        cmd.minute,
+                        cmd.timezone,
+                        group=cmd.group,
+                        rounds=cmd.rounds,
+                    )
+                ).text()
                 prep.schedules_changed()
             else:
-                text = await schedule_off(prep.math.db, channel, cmd.target)
+                text = (await schedule_off(prep.math.db, channel, cmd.target)).text()
                 prep.schedules_changed()
         except DrillError as exc:
             text = str(exc)
