@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from ..scenarios.ids import SIGNATURE_IDS, TWINS
 from ..scenarios.model import Scenario
+from ..scenarios.registry import signature
 
 STAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("step", re.compile(r"\bsteps?\b|\biterations?\b|\bperiod\b|profilerstep", re.I)),
@@ -78,8 +79,8 @@ class Narration:
         return round((self.order + self.numbers + self.twin) / 3, 3)
 
 
-def twin_of(signature: str) -> str | None:
-    return TWINS.get(signature)
+def twin_of(signature_id: str) -> str | None:
+    return TWINS.get(signature_id)
 
 
 def reading_order(text: str) -> tuple[float, str]:
@@ -170,8 +171,6 @@ def twin(scenario: Scenario, text: str) -> tuple[float, str]:
 
 
 def _title(signature_id: str) -> str:
-    from ..scenarios.registry import signature
-
     return signature(signature_id).title.lower()
 
 
