@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from . import repo
-from .db import Database
+from .db import Database, begin_write
 from .hints import AttemptScore, attempt_score
 from .models import (
     Appeal,
@@ -213,6 +213,7 @@ def file_appeal(db: Database, filing: Filing, now: datetime, window: timedelta) 
             status=AppealStatus.OPEN.value,
             created_at=now,
         )
+        begin_write(s)  # SQLite: the savepoint must not be the outermost transaction
         try:
             with s.begin_nested():  # a double submit of the same part: the database keeps one
                 s.add(appeal)
@@ -329,6 +330,7 @@ def _insert_ruling(s: Session, ap: Appeal, decision: RulingDecision, request: Ru
         note=request.note,
         created_at=now,
     )
+    begin_write(s)  # SQLite: the savepoint must not be the outermost transaction
     try:
         with s.begin_nested():  # one ruling per part: a second reviewer at the same moment loses here
             s.add(ruling)

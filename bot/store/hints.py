@@ -12,7 +12,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from . import repo
-from .db import Database
+from .db import Database, begin_write
 from .models import Attempt, Drill, HintTaken
 
 
@@ -114,6 +114,7 @@ def _take_next(s: Session, d: Drill, user_id: int, now: datetime, costs: Sequenc
     if level > len(costs):
         raise HintRefused(HintRefusal.NO_MORE)
     cost = costs[level - 1]
+    begin_write(s)  # SQLite: the savepoint must not be the outermost transaction
     try:
         with s.begin_nested():  # two clicks at once: the database lets one of them take this level
             s.add(

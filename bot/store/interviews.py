@@ -12,7 +12,7 @@ from sqlalchemy.exc import IntegrityError
 
 from . import repo
 from .addresses import ChannelAddress, ChannelPlace, UserAddress, place_of
-from .db import Database
+from .db import Database, begin_write
 from .models import Channel, Workspace
 from .prep_models import InterviewRound, InterviewSession
 
@@ -138,6 +138,7 @@ def store_round(db: Database, session_id: int, answer: RoundAnswer, now: datetim
     """Store the round and move the session on (or finish it after its last round); False when that round was
     already answered."""
     with db.session() as s:
+        begin_write(s)  # SQLite: the savepoint must not be the outermost transaction
         try:
             with s.begin_nested():
                 s.add(

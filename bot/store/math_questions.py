@@ -13,7 +13,7 @@ from sqlalchemy.exc import IntegrityError
 
 from . import repo
 from .addresses import ChannelAddress, ChannelPlace, UserAddress, place_of
-from .db import Database
+from .db import Database, begin_write
 from .models import Channel, User, Workspace
 from .prep_models import MathAnswer, MathQuestion
 
@@ -165,6 +165,7 @@ def store_answer(db: Database, question_id: int, user: UserAddress, judged: Judg
             late=judged.late,
             submitted_at=now,
         )
+        begin_write(s)  # SQLite: the savepoint must not be the outermost transaction
         try:
             with s.begin_nested():  # the unique (question, user) makes a double answer impossible
                 s.add(answer)
