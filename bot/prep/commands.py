@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from ..drills.commands import parse as parse_drill_command
 from ..drills.periods import PERIODS
@@ -20,9 +21,19 @@ USAGE = (
 )
 
 
+class PrepAction(StrEnum):
+    MATH = "math"
+    MATH_BOARD = "math_board"
+    INTERVIEW = "interview"
+    INTERVIEW_RESUME = "interview_resume"
+    SCHEDULE = "schedule"
+    SCHEDULE_OFF = "schedule_off"
+    USAGE = "usage"  # not understood: `error` says why
+
+
 @dataclass(frozen=True, slots=True)
 class PrepCommand:
-    name: str  # math | math_board | interview | interview_resume | schedule | schedule_off | usage
+    name: PrepAction
     target: str = ""  # math | interview (schedules)
     kind: str | None = None
     period: str = "week"
@@ -43,42 +54,42 @@ def is_prep(text: str) -> bool:
 def parse_prep(text: str) -> PrepCommand:
     words = (text or "").strip().split()
     if not words or words[0].lower() not in PREP_WORDS:
-        return PrepCommand("usage", error="Not an interview-prep command.")
+        return PrepCommand(PrepAction.USAGE, error="Not an interview-prep command.")
     head, rest = words[0].lower(), words[1:]
     low = [w.lower() for w in rest]
     if low[:1] == ["schedule"]:
         return _schedule(head, rest[1:])
     if head == "math":
         if not rest:
-            return PrepCommand("math")
+            return PrepCommand(PrepAction.MATH)
         if low[0] in ("leaderboard", "board"):
             period = low[1] if len(low) > 1 else "week"
             if period not in PERIODS or len(low) > 2:
-                return PrepCommand("usage", error="The math leaderboard period is week, month or all.")
-            return PrepCommand("math_board", period=period)
+                return PrepCommand(PrepAction.USAGE, error="The math leaderboard period is week, month or all.")
+            return PrepCommand(PrepAction.MATH_BOARD, period=period)
         if low[0] in KINDS and len(low) == 1:
-            return PrepCommand("math", kind=low[0])
-        return PrepCommand("usage", error=f"I don't know math `{_clip(rest[0])}`.")
+            return PrepCommand(PrepAction.MATH, kind=low[0])
+        return PrepCommand(PrepAction.USAGE, error=f"I don't know math `{_clip(rest[0])}`.")
     if not rest:
-        return PrepCommand("interview")
+        return PrepCommand(PrepAction.INTERVIEW)
     if low == ["resume"]:
-        return PrepCommand("interview_resume")
+        return PrepCommand(PrepAction.INTERVIEW_RESUME)
     if len(rest) == 1 and rest[0].isdigit() and 1 <= int(rest[0]) <= MAX_ROUNDS:
-        return PrepCommand("interview", rounds=int(rest[0]))
-    return PrepCommand("usage", error=f"An interview has 1 to {MAX_ROUNDS} rounds, e.g. `/trace interview 3`.")
+        return PrepCommand(PrepAction.INTERVIEW, rounds=int(rest[0]))
+    return PrepCommand(PrepAction.USAGE, error=f"An interview has 1 to {MAX_ROUNDS} rounds, e.g. `/trace interview 3`.")
 
 
 def _schedule(target: str, rest: list[str]) -> PrepCommand:
     if [w.lower() for w in rest] == ["off"]:
-        return PrepCommand("schedule_off", target=target)
+        return PrepCommand(PrepAction.SCHEDULE_OFF, target=target)
     group = ""
     if target == "interview" and len(rest) >= 2 and rest[0].lower() == "group":
         group, rest = rest[1][:64], rest[2:]
     cmd = parse_drill_command(" ".join(["schedule", *rest]))  # the same days/time/timezone grammar as drills
     if cmd.name != "schedule":
-        return PrepCommand("usage", error=cmd.error or "Schedule like `weekdays 09:30 Europe/Berlin`.")
+        return PrepCommand(PrepAction.USAGE, error=cmd.error or "Schedule like `weekdays 09:30 Europe/Berlin`.")
     return PrepCommand(
-        "schedule",
+        PrepAction.SCHEDULE,
         target=target,
         group=group,
         weekdays=cmd.weekdays,
