@@ -1,6 +1,6 @@
-"""A store operation is one transaction on both databases: when it fails after a savepoint (the one that makes a
-double click harmless), nothing it wrote stays — on SQLite too, where a savepoint opened first would otherwise
-be the outermost transaction and commit on its own."""
+"""The appeal and hint stores on both databases. An operation is one transaction: when it fails after a savepoint
+(the one that makes a double click harmless), nothing it wrote stays — on SQLite too, where a savepoint opened
+first would otherwise be the outermost transaction and commit on its own. And a regrade scores as the drill did."""
 
 from __future__ import annotations
 
@@ -62,3 +62,22 @@ async def test_a_hint_that_fails_after_its_row_is_written_leaves_nothing(
     with database.session() as s:
         assert s.scalar(select(func.count()).select_from(HintTaken)) == 0
     assert (await hints.hint(d.id, user("Ana"))).level == 1, "the level was not used up"
+
+
+async def test_regrading_an_untimed_drill_adds_no_speed_bonus(database: Database) -> None:
+    """The points an appeal or a hint recomputes follow the drill's own rule, as the first scoring did."""
+    clock = Clock()
+    e = engine_for(database, FakeChat(), clock)
+    d = await e.start(channel(), signature="straggler", duration_seconds=120, speed_bonus=False)
+    clock.advance(5)
+    first = await e.submit(d.id, user("Ana"), MISSED)
+    assert first.points == round(100 * first.grade.score), "no timer, no speed bonus"
+    clock.advance(200)
+    assert await e.reveal(d.id)
+    appeals = AppealService(e)
+    info = await appeals.file(d.id, user("Ana"), "the tortoise is the slow rank")
+    rulings = [
+        await appeals.resolve("slack", "T1", info.appeal_id, accept=True, part=p, reviewer="rev")
+        for p in ("signature", "measurement", "fix")
+    ]
+    assert (rulings[-1].score, rulings[-1].points) == (1.0, 100)

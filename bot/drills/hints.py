@@ -77,7 +77,7 @@ def cost_of(level: int) -> int:
 
 def attempt_points(a: AttemptScore) -> int:
     """An on-time attempt's points: its score with the speed bonus as first earned, less what hints cost."""
-    return max(0, points(a.score, a.posted_at, a.deadline_at, a.submitted_at, a.late) - a.hint_cost)
+    return max(0, points(a.score, a.posted_at, a.deadline_at, a.submitted_at, a.late, a.speed_bonus) - a.hint_cost)
 
 
 def hint_for(scenario: Scenario, level: int) -> Hint:

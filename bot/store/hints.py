@@ -26,10 +26,11 @@ class AttemptScore:
     deadline_at: datetime
     submitted_at: datetime
     late: bool
+    speed_bonus: bool  # False: a drill played without a timer
 
 
 def attempt_score(d: Drill, a: Attempt) -> AttemptScore:
-    return AttemptScore(a.score, a.hint_cost, d.posted_at, d.deadline_at, a.submitted_at, a.late)
+    return AttemptScore(a.score, a.hint_cost, d.posted_at, d.deadline_at, a.submitted_at, a.late, d.speed_bonus)
 
 
 class HintRefusal(StrEnum):
