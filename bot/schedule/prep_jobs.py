@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.date import DateTrigger
@@ -14,15 +14,23 @@ from ..mathdrill.service import MathStarted
 from ..prep.root import PrepServices
 from ..prep.schedules import all_schedules, schedule_target
 
-if TYPE_CHECKING:
-    from .scheduler import DrillScheduler
+
+class Scheduling(Protocol):
+    """What attach needs of bot.schedule.scheduler.DrillScheduler (which imports this module)."""
+
+    scheduler: BaseScheduler
+    prep: Any
+
+    @property
+    def running(self) -> bool: ...
+
 
 log = logging.getLogger(__name__)
 _bound: dict[str, PrepServices] = {}
 PREFIX = "prep:"
 
 
-def attach(prep: PrepServices, scheduler: DrillScheduler) -> None:
+def attach(prep: PrepServices, scheduler: Scheduling) -> None:
     """Math reveals at their deadlines, prep schedules as cron jobs, and the sweep — on the leader only."""
 
     async def reveal_later(started: MathStarted) -> None:

@@ -319,7 +319,3 @@ class AppealReviewer(Base):
     workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"), primary_key=True)
     kind: Mapped[str] = mapped_column(String(8), primary_key=True)  # user | group
     external_id: Mapped[str] = mapped_column(String(64), primary_key=True)
-
-
-# Interview-prep tables live in their own module; importing it here puts them on Base.metadata for Alembic.
-from . import prep_models  # noqa: E402,F401
