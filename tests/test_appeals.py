@@ -19,10 +19,10 @@ from bot.drills.errors import DrillNotFound
 from bot.drills.fake import FakeChat
 from bot.drills.leaderboard import leaderboard
 from bot.drills.policy import points
-from bot.drills.stats import user_stats
 from bot.drills.synonyms import SynonymError, validate_phrase
 from bot.grading import grade
 from bot.store import repo
+from bot.store.boards import user_stats
 from bot.store.db import Database
 from bot.store.models import Attempt, Drill
 

@@ -10,16 +10,15 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import create_engine, func, select, text
 
-from bot.drills import groups
 from bot.drills.engine import DrillEngine
 from bot.drills.errors import DrillError, DrillNotFound, NotRecorded
 from bot.drills.fake import FakeChat
 from bot.drills.leaderboard import leaderboard
 from bot.drills.policy import points
 from bot.drills.selection import choose_seed, choose_signature
-from bot.drills.stats import user_stats
 from bot.scenarios.ids import SIGNATURE_IDS
-from bot.store import repo
+from bot.store import groups, repo
+from bot.store.boards import user_stats
 from bot.store.db import Database
 from bot.store.models import Attempt, DeliveryKey, Drill
 

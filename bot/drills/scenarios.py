@@ -5,13 +5,13 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..render.cache import RenderCache
+from ..render.text import render_text
 from ..scenarios.model import Scenario
+from ..scenarios.registry import generate
 
 
 @lru_cache(maxsize=256)
 def scenario(signature: str, seed: int, difficulty: str) -> Scenario:
-    from ..scenarios.registry import generate
-
     return generate(signature, seed, difficulty)
 
 
@@ -24,6 +24,4 @@ def reveal_png(cache: RenderCache, s: Scenario, theme: str) -> bytes:
 
 
 def text_timeline(s: Scenario, width: int = 100) -> str:
-    from ..render.text import render_text
-
     return render_text(s, width, header=False)
