@@ -12,7 +12,7 @@ from ..store import drills as drill_store
 from ..store.channels import ChannelSchedule, GroupSchedule
 from ..store.db import Database
 
-__all__ = ["ChannelSchedule", "DrillCalendar", "GroupSchedule", "ScheduledPost"]
+__all__ = ["ChannelSchedule", "DrillCalendar", "GroupSchedule", "PrepPost", "ScheduledPost"]
 from .offloop import in_store
 from .ports import ChannelRef
 
@@ -32,6 +32,16 @@ class ScheduledPost:
 
     def skipped(self, today: str) -> bool:
         return not self.enabled or today in self.skip_dates
+
+
+@dataclass(frozen=True, slots=True)
+class PrepPost:
+    """Where a scheduled interview-prep item posts, for which study group, with how many interview rounds."""
+
+    channel: ChannelRef
+    group_id: int | None
+    group_name: str
+    rounds: int
 
 
 def _post_of(found: channels.ScheduledChannel | None) -> ScheduledPost | None:
@@ -64,3 +74,11 @@ class DrillCalendar:
 
     async def purge_delivery_keys(self) -> int:
         return await in_store(self.db, attempts.purge_delivery_keys, self.clock() - DELIVERY_KEY_TTL)
+
+    async def prep_target(self, schedule_id: int) -> PrepPost | None:
+        found = await in_store(self.db, channels.prep_target, schedule_id)
+        if found is None:
+            return None
+        row = found.channel
+        ref = ChannelRef(row.platform, row.workspace, row.external_id, row.name)
+        return PrepPost(ref, found.group_id, found.group_name, found.rounds)

@@ -11,11 +11,10 @@ import logging
 import random
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
-from functools import lru_cache
 from types import TracebackType
 from typing import TypeVar
 
-from ..analyze.service import analyze_bytes, scenario_from_bytes
+from ..analyze.service import analyze_bytes
 from ..cleantext import clean_text
 from ..grading import Grade, grade
 from ..render.cache import RenderCache
@@ -36,7 +35,7 @@ from .policy import points_at
 from .ports import ChannelRef, ChatPort, DrillPost, MessageRef, UserRef
 from .retry import with_retries
 from .reveal import RevealPoster
-from .scenarios import drill_png, reveal_png, scenario, text_timeline
+from .scenarios import DrillScenarios, drill_png, reveal_png, text_timeline
 from .selection import AdaptivePicker
 from .synonyms import apply_extra_phrases
 
@@ -44,7 +43,6 @@ __all__ = ["DrillEngine", "DrillKey", "Drills", "StartedDrill", "SubmitOutcome",
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-TRACE_SCENARIOS = 32  # scenarios read from stored traces kept in memory (each holds a whole trace)
 
 
 def utcnow() -> datetime:
@@ -76,7 +74,7 @@ class Drills:
         self.retry_base_seconds = retry_base_seconds
         self.on_started: list[Callable[[StartedDrill], Awaitable[None]]] = []  # e.g. schedule the reveal
         self.calendar = DrillCalendar(db, clock)
-        self._trace_scenario = lru_cache(maxsize=TRACE_SCENARIOS)(self._read_trace)
+        self.scenarios = DrillScenarios(db)
         self._reveals = RevealPoster(db, self.chat_for, self.scenario_for, self._draw_reveal, self.grade, self._retried)
 
     async def __aenter__(self) -> Drills:
@@ -89,7 +87,7 @@ class Drills:
 
     async def aclose(self) -> None:
         """Forget the cached trace scenarios; the database and the chats belong to whoever opened them."""
-        self._trace_scenario.cache_clear()
+        self.scenarios.clear()
 
     def chat_for(self, platform: str) -> ChatPort:
         try:
@@ -119,20 +117,8 @@ class Drills:
         """Create, draw and post a drill. A scheduled drill names its slot: a second start for the same channel
         and slot (another replica firing the same cron job) raises AlreadyStarted and posts nothing. If the post
         fails after retries, the drill is marked failed (never revealed) and the error raised."""
-        spec = _checked(
-            DrillSpec(
-                signature,
-                seed,
-                difficulty,
-                duration_seconds,
-                scheduled,
-                group_id,
-                trace_id,
-                slot_key,
-                solo,
-                speed_bonus,
-            )
-        )
+        fields = (signature, seed, difficulty, duration_seconds, scheduled, group_id, trace_id, slot_key, solo)
+        spec = _checked(DrillSpec(*fields, speed_bonus=speed_bonus))
         now = self.clock()
         try:
             new = await in_store(self.db, drill_store.create, channel, spec, now, self.answer_seconds, self.picker)
@@ -184,29 +170,18 @@ class Drills:
         return self.scenario_for(DrillKey(started.signature, started.seed, started.difficulty, None, started.trace_id))
 
     def scenario_for(self, key: DrillKey) -> Scenario:
-        """The drill's scenario (blocking): generated from (signature, seed, difficulty), or read from its stored
-        trace."""
-        if key.trace_id is None:
-            return scenario(key.signature, key.seed, key.difficulty)
-        return self._trace_scenario(key.trace_id)
+        """The drill's scenario (blocking)."""
+        return self.scenarios.for_key(key)
+
+    _scenario_for = scenario_for  # the hint service's name for it; removed after the branches merge
 
     def _draw_reveal(self, scenario_: Scenario) -> bytes:
         return reveal_png(self.renders, scenario_, self.theme)
 
-    _scenario_for = scenario_for  # the hint service's name for it; removed after the branches merge
-
-    def _read_trace(self, trace_id: int) -> Scenario:
-        found = traces.load(self.db, trace_id)
-        if found is None:
-            raise DrillError("The trace behind this drill was deleted.")
-        return scenario_from_bytes(found.filename, found.data)
-
     async def store_trace(self, channel: ChannelRef, filename: str, data: bytes) -> StoredTrace:
         """Keep a team's trace for drills: its id and the analysis' top signature. Same bytes, same id."""
         result = await off_loop(analyze_bytes, filename, data, picture=False)
-        return await in_store(
-            self.db, traces.store, channel.platform, channel.workspace, filename, data, result.signature, self.clock()
-        )
+        return await in_store(self.db, traces.store, channel, filename, data, result.signature, self.clock())
 
     # -- answers --------------------------------------------------------------------------------------
     async def submit(

@@ -3,16 +3,15 @@ plain ids like bot.schedule.jobs; the running services are bound here by the com
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING
 
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.date import DateTrigger
 
-from ..drills.ports import ChannelRef
 from ..prep.schedules import all_schedules
-from ..store.models import Channel, StudyGroup, Workspace
-from ..store.prep_models import PrepSchedule
+from . import jobs
 
 if TYPE_CHECKING:
     from ..prep.root import PrepServices
@@ -37,30 +36,18 @@ def services() -> PrepServices:
         raise RuntimeError("no interview-prep services bound; start the app through bot.app") from exc
 
 
-def _target(schedule_id: int) -> tuple[ChannelRef, PrepSchedule, str] | None:
-    with services().math.db.session() as s:
-        row = s.get(PrepSchedule, schedule_id)
-        ch = s.get(Channel, row.channel_id) if row else None
-        ws = s.get(Workspace, row.workspace_id) if row else None
-        if row is None or ch is None or ws is None or not ch.enabled:
-            return None
-        group = s.get(StudyGroup, row.group_id) if row.group_id else None
-        s.expunge(row)
-        return ChannelRef(ws.platform, ws.external_id, ch.external_id, ch.name), row, group.name if group else ""
-
-
 async def math_question(schedule_id: int) -> None:
-    found = _target(schedule_id)
+    found = await jobs.engine().calendar.prep_target(schedule_id)
     if found is not None:
-        ref, row, _ = found
-        await services().math.start(ref, scheduled=True, group_id=row.group_id)
+        await services().math.start(found.channel, scheduled=True, group_id=found.group_id)
 
 
 async def interview_invite(schedule_id: int) -> None:
-    found = _target(schedule_id)
+    found = await jobs.engine().calendar.prep_target(schedule_id)
     if found is not None:
-        ref, row, group = found
-        await services().interview.invite(ref, rounds=row.rounds, group=group, group_id=row.group_id)
+        await services().interview.invite(
+            found.channel, rounds=found.rounds, group=found.group_name, group_id=found.group_id
+        )
 
 
 async def math_reveal(question_id: int) -> None:
@@ -95,7 +82,7 @@ def add_reveal(scheduler: BaseScheduler, question_id: int, deadline: object) -> 
 async def sweep(scheduler: BaseScheduler, prep: PrepServices) -> list[int]:
     """Reveal math questions that came due while no scheduler ran; re-create missing reveal jobs."""
     done = await prep.math.reveal_due()
-    for qid, deadline in prep.math.pending():
+    for qid, deadline in await asyncio.to_thread(prep.math.pending):  # a store read: off the loop
         if scheduler.get_job(f"math-reveal:{qid}") is None:
             add_reveal(scheduler, qid, deadline)
     return done

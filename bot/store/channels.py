@@ -11,6 +11,7 @@ from sqlalchemy import select, update
 from . import repo
 from .db import Database
 from .models import Channel, StudyGroup, Workspace
+from .prep_models import PrepSchedule
 
 
 class ChannelAddress(Protocol):
@@ -187,3 +188,25 @@ def set_enterprise(db: Database, platform: str, workspace: str, enterprise: str,
         ws = repo.workspace(s, platform, workspace, "", now)
         if ws.enterprise_id != enterprise:
             ws.enterprise_id = enterprise
+
+
+@dataclass(frozen=True, slots=True)
+class PrepTarget:
+    """Where a scheduled interview-prep item (math question, interview invitation) posts."""
+
+    channel: ChannelRow
+    group_id: int | None
+    group_name: str
+    rounds: int
+
+
+def prep_target(db: Database, schedule_id: int) -> PrepTarget | None:
+    """None if the schedule or its channel is gone, or the channel's drills are switched off."""
+    with db.session() as s:
+        row = s.get(PrepSchedule, schedule_id)
+        ch = s.get(Channel, row.channel_id) if row else None
+        ws = s.get(Workspace, row.workspace_id) if row else None
+        if row is None or ch is None or ws is None or not ch.enabled:
+            return None
+        group = s.get(StudyGroup, row.group_id) if row.group_id else None
+        return PrepTarget(row_of(ws, ch), row.group_id, group.name if group else "", row.rounds)

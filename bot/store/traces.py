@@ -9,6 +9,7 @@ from datetime import datetime
 from sqlalchemy import select
 
 from . import repo
+from .channels import ChannelAddress
 from .db import Database
 from .models import TraceUpload
 
@@ -26,12 +27,12 @@ class TraceFile:
 
 
 def store(
-    db: Database, platform: str, workspace: str, filename: str, data: bytes, signature: str, now: datetime
+    db: Database, where: ChannelAddress, filename: str, data: bytes, signature: str, now: datetime
 ) -> StoredTrace:
-    """Keep the trace; the same bytes in the same workspace keep their first id and signature."""
+    """Keep the trace in the channel's workspace; the same bytes there keep their first id and signature."""
     digest = hashlib.sha256(data).hexdigest()
     with db.session() as s:
-        ws = repo.workspace(s, platform, workspace, "", now)
+        ws = repo.workspace(s, where.platform, where.workspace, "", now)
         found = s.scalars(
             select(TraceUpload).where(TraceUpload.workspace_id == ws.id, TraceUpload.sha256 == digest)
         ).first()
