@@ -30,9 +30,9 @@ from .calendar import DrillCalendar
 from .errors import AlreadyStarted, DrillError, DrillNotFound, EmptyRevision, NotRecorded
 from .leaderboard import archive_previous_periods
 from .offloop import in_store, off_loop
-from .outcomes import AnswerStatus, RevealDueReport, StartedDrill, SubmitOutcome
+from .outcomes import RevealDueReport, StartedDrill, SubmitOutcome
 from .policy import points_at
-from .ports import ChannelRef, ChatPort, DrillPost, MessageRef, UserRef
+from .ports import AnswerMode, ChannelRef, ChatPort, DrillPost, MessageRef, UserRef
 from .retry import with_retries
 from .reveal import RevealPoster
 from .scenarios import DrillScenarios, drill_png, reveal_png, text_timeline
@@ -159,7 +159,7 @@ class Drills:
             timeline,
             now,
             new.deadline,
-            new.channel.answer_mode,
+            AnswerMode(new.channel.answer_mode or AnswerMode.MODAL),
             new.difficulty,
         )
         chat = self.chat_for(channel.platform)
@@ -206,7 +206,7 @@ class Drills:
         except StoreError as exc:
             log.warning("submit failed for drill %s: %s", drill_id, type(exc).__name__)
             raise NotRecorded() from exc
-        return SubmitOutcome(AnswerStatus(done.status), g, done.points, done.late, drill_id)
+        return SubmitOutcome(done.status, g, done.points, done.late, drill_id)
 
     async def grade(self, key: DrillKey, text: str) -> Grade:
         """The shipped grader, plus the wordings this workspace's reviewers chose to remember (appeals)."""

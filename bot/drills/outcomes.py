@@ -4,20 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import StrEnum
 
 from ..grading import Grade
+from ..store.attempts import AnswerStatus
 from .ports import MessageRef
 
-
-class AnswerStatus(StrEnum):
-    """What became of a submitted answer."""
-
-    SCORED = "scored"
-    REVISED = "revised"  # the person's latest answer replaces their earlier one
-    LATE = "late"  # after the deadline or the reveal: graded privately, not scored
-    DUPLICATE = "duplicate"  # the same platform event delivered again
-
+__all__ = ["AnswerStatus", "RevealDueReport", "StartedDrill", "SubmitOutcome"]
 
 _HEADS = {
     AnswerStatus.SCORED: "Recorded",

@@ -53,7 +53,7 @@ class DrillPost:
     text_timeline: str
     posted_at: datetime
     deadline: datetime
-    answer_mode: str  # an AnswerMode value
+    answer_mode: AnswerMode
     difficulty: str
 
 

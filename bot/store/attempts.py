@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
@@ -17,6 +18,15 @@ from .db import Database, begin_write
 from .models import Attempt, DeliveryKey, Drill, HintTaken, User, Workspace, WorkspaceSynonym
 
 MAX_ANSWER_STORED = 20_000  # characters kept in the database; the grader reads at most 4,000
+
+
+class AnswerStatus(StrEnum):
+    """What became of a submitted answer."""
+
+    SCORED = "scored"
+    REVISED = "revised"  # the person's latest answer replaces their earlier one
+    LATE = "late"  # after the deadline or the reveal: graded privately, not scored
+    DUPLICATE = "duplicate"  # the same platform event delivered again
 
 
 class DrillMissing(LookupError):
@@ -53,9 +63,7 @@ PointsRule = Callable[[float, DrillTiming, datetime, bool], int]
 
 @dataclass(frozen=True, slots=True)
 class Recorded:
-    """status: scored | revised | late | duplicate."""
-
-    status: str
+    status: AnswerStatus
     points: int
     late: bool
 
@@ -80,7 +88,7 @@ def record(
         if ws is None or d is None:
             raise DrillMissing(drill_id)
         if key is not None and not _first_delivery(s, ws, key, now):
-            return Recorded("duplicate", 0, False)
+            return Recorded(AnswerStatus.DUPLICATE, 0, False)
         u = repo.user(s, ws, user.user, user.name)
         late = now > d.deadline_at or d.revealed_at is not None
         hint_cost = 0 if late else _hints_cost(s, d.id, u.id)
@@ -111,7 +119,7 @@ def _hints_cost(s: Session, drill_id: int, user_id: int) -> int:
 
 def _upsert(
     s: Session, d: Drill, u: User, late: bool, text: str, c: Credits, pts: int, hint_cost: int, now: datetime
-) -> str:
+) -> AnswerStatus:
     existing = s.scalars(
         select(Attempt).where(Attempt.drill_id == d.id, Attempt.user_id == u.id, Attempt.late.is_(late))
     ).first()
@@ -129,10 +137,10 @@ def _upsert(
             revisions=0,
         )
         s.add(existing)
-        status = "late" if late else "scored"
+        status = AnswerStatus.LATE if late else AnswerStatus.SCORED
     else:
         existing.revisions = Attempt.revisions + 1  # in SQL: concurrent revisions all count
-        status = "late" if late else "revised"
+        status = AnswerStatus.LATE if late else AnswerStatus.REVISED
     existing.answer_text = text[:MAX_ANSWER_STORED]
     existing.signature_credit, existing.measurement_credit, existing.fix_credit = c.signature, c.measurement, c.fix
     existing.named, existing.score, existing.points = c.named, c.score, pts
