@@ -50,6 +50,10 @@ def utcnow() -> datetime:
 
 
 class Drills:
+    """Starts, grades, reveals: each step a store call, a drawing or a platform call, never a query of its own.
+    An async context manager; closing it forgets cached scenarios (the database and chats are closed by their
+    owners)."""
+
     def __init__(
         self,
         db: Database,
@@ -123,7 +127,7 @@ class Drills:
         try:
             new = await in_store(self.db, drill_store.create, channel, spec, now, self.answer_seconds, self.picker)
         except drill_store.SlotTaken as exc:
-            raise AlreadyStarted(str(exc)) from exc
+            raise AlreadyStarted(str(spec.slot_key)) from exc
         except drill_store.TraceMissing as exc:
             raise DrillError(f"No stored trace #{spec.trace_id} in this workspace.") from exc
         key = DrillKey(new.signature, new.seed, new.difficulty, None, spec.trace_id)
