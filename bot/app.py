@@ -3,26 +3,30 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import signal
 from collections.abc import Coroutine
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any
 
-from .drills.engine import DrillEngine
+from .drills.engine import Drills
 from .drills.service import TeamService
 from .health import Health, serve_health
 from .local import open_database
-from .prep.root import PrepServices
+from .prep.root import PrepServices, build_prep
 from .render.cache import RenderCache
+from .schedule.prep_jobs import attach
 from .schedule.scheduler import DrillScheduler
 from .settings import PLATFORMS, ConfigError, CoreSettings, ServeSettings, describe
 
 log = logging.getLogger(__name__)
 
 
-def build_core(settings: CoreSettings) -> tuple[DrillEngine, DrillScheduler, TeamService]:
+def build_core(settings: CoreSettings) -> tuple[Drills, DrillScheduler, TeamService]:
     db = open_database(settings.database_url, settings)
-    engine = DrillEngine(
+    drills = Drills(
         db,
         {},
         answer_seconds=settings.answer_seconds,
@@ -30,20 +34,16 @@ def build_core(settings: CoreSettings) -> tuple[DrillEngine, DrillScheduler, Tea
         render_cache=RenderCache(directory=settings.render_dir),
     )
     scheduler = DrillScheduler(
-        engine,
+        drills,
+        db.engine,  # the job store and the leader lock live on the app's own connections
         poll_seconds=settings.leader_poll_seconds,
         sweep_seconds=settings.sweep_seconds,
         deployment=settings.deployment,
         stale_seconds=settings.leader_stale_seconds,
     )
-    engine.on_started.append(scheduler.schedule_reveal)
-
-    def resync() -> None:
-        if scheduler.running:  # on a follower, the leader's next re-sync (≤ sweep_seconds) picks it up
-            scheduler.sync_schedules()
-
-    service = TeamService(engine, on_schedule_change=resync)
-    return engine, scheduler, service
+    drills.on_started.append(scheduler.schedule_reveal)
+    service = TeamService(drills, on_schedule_change=scheduler.resync)
+    return drills, scheduler, service
 
 
 @dataclass(frozen=True)
@@ -79,6 +79,8 @@ def plan_serve(
 
 
 async def serve(plan: ServePlan) -> None:
+    """Run until a platform's runner ends, or SIGTERM (the container's stop); either way the adapters, the
+    scheduler, the drill core and the database are closed, in that order."""
     unknown = [p for p in plan.platforms if p not in PLATFORMS]
     if unknown or not plan.platforms:
         raise ConfigError(f"choose platforms from: {', '.join(PLATFORMS)} (TRACEDRILL_PLATFORM or --platform)")
@@ -86,27 +88,53 @@ async def serve(plan: ServePlan) -> None:
         _check_slack(plan.http)
     if "discord" in plan.platforms:
         _check_discord()
-    settings = CoreSettings()
-    engine, scheduler, service = build_core(settings)
-    from .prep.root import build_prep
-    from .schedule.prep_jobs import attach
+    drills, scheduler, service = build_core(CoreSettings())
+    async with AsyncExitStack() as stack:
+        await stack.enter_async_context(drills.db)
+        await stack.enter_async_context(drills)
+        await stack.enter_async_context(scheduler)
+        runners = await _start_platforms(plan, drills, service, scheduler, stack)
+        scheduler.start_background()
+        await _run_until_sigterm(runners)
 
-    prep = build_prep(engine)
+
+async def _start_platforms(
+    plan: ServePlan, drills: Drills, service: TeamService, scheduler: DrillScheduler, stack: AsyncExitStack
+) -> list[Coroutine[Any, Any, Any]]:
+    """Start each platform's adapter (its closing registered on `stack`); the coroutines that run them."""
+    prep = build_prep(drills)
     attach(prep, scheduler)
-    health = Health(engine.db.engine, is_leader=lambda: scheduler.running)
+    health = Health(drills.db.engine, is_leader=lambda: scheduler.running)
     runners = []
     if "slack" in plan.platforms:
-        runners.append(await _start_slack(engine, service, scheduler, health, plan, prep))
+        runners.append(await _start_slack(drills, service, scheduler, health, plan, prep, stack))
     if "discord" in plan.platforms:
-        runners.append(_start_discord(engine, service, health, prep))
+        runners.append(_start_discord(drills, service, health, prep, stack))
     if plan.health_port is not None and not (plan.http and plan.health_port == plan.port):
         await serve_health(health, plan.host, plan.health_port)
-    scheduler.start_background()
+    return runners
+
+
+async def _run_until_sigterm(runners: list[Coroutine[Any, Any, Any]]) -> None:
+    """Run the platforms until one ends (its error raised) or SIGTERM arrives (a clean stop)."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # no signal handlers off the main thread
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+    running = asyncio.ensure_future(asyncio.gather(*runners))
+    stopping = asyncio.ensure_future(stop.wait())
     try:
-        await asyncio.gather(*runners)
+        await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if running.done():
+            running.result()
+        else:
+            log.info("SIGTERM: shutting down")
     finally:
-        await scheduler.stop()
-        engine.db.dispose()
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGTERM)
+        for task in (running, stopping):
+            task.cancel()
+        await asyncio.gather(running, stopping, return_exceptions=True)
 
 
 def _check_slack(http: bool) -> None:
@@ -129,13 +157,15 @@ def _check_slack(http: bool) -> None:
 
 
 async def _start_slack(
-    engine: DrillEngine,
+    engine: Drills,
     service: TeamService,
     scheduler: DrillScheduler,
     health: Health,
     plan: ServePlan,
-    prep: PrepServices | None = None,
+    prep: PrepServices,
+    stack: AsyncExitStack,
 ) -> Coroutine[Any, Any, Any]:
+    # The platform SDKs load only for the platforms served (start-up time, and one may be absent).
     from aiohttp import web
 
     from .adapters.slack.app import PLATFORM, build_slack
@@ -145,6 +175,7 @@ async def _start_slack(
     settings = SlackSettings()
     install(settings.secrets())
     runtime = build_slack(engine, service, settings, prep)
+    stack.push_async_callback(runtime.chat.close)
     engine.chats[PLATFORM] = runtime.chat
     if runtime.states is not None:
         scheduler.maintenance.append(runtime.states.purge_expired)
@@ -153,6 +184,7 @@ async def _start_slack(
         health.add_routes(web_app)
         runner = web.AppRunner(web_app)
         await runner.setup()
+        stack.push_async_callback(runner.cleanup)
         await web.TCPSite(runner, plan.host, plan.port).start()
         health.platforms["slack"] = lambda: True  # HTTP mode: connected once the events endpoint listens
         log.info("Slack app listening on http://%s:%s/slack/events", plan.host, plan.port)
@@ -161,6 +193,7 @@ async def _start_slack(
 
     assert settings.app_token is not None
     handler = AsyncSocketModeHandler(runtime.app, settings.app_token.get_secret_value())
+    stack.push_async_callback(handler.close_async)
     # The Socket Mode client keeps its websocket in `current_session`; connected while that is open.
     health.platforms["slack"] = lambda: _socket_open(handler)
     return handler.start_async()
@@ -179,12 +212,11 @@ def _check_discord() -> None:
 
 
 def _start_discord(
-    engine: DrillEngine,
-    service: TeamService,
-    health: Health,
-    prep: PrepServices | None = None,
+    engine: Drills, service: TeamService, health: Health, prep: PrepServices, stack: AsyncExitStack
 ) -> Coroutine[Any, Any, Any]:
+    # The platform SDKs load only for the platforms served (start-up time, and one may be absent).
     from .adapters.discord.bot import PLATFORM, TraceBot
+    from .adapters.discord.prep import register_prep
     from .adapters.discord.settings import DiscordSettings
     from .adapters.slack.redact import install
 
@@ -192,10 +224,8 @@ def _start_discord(
     assert settings.token is not None
     install([settings.token.get_secret_value()])
     bot = TraceBot(engine, service, settings)
-    if prep is not None:
-        from .adapters.discord.prep import register_prep
-
-        register_prep(bot, prep)
+    register_prep(bot, prep)
+    stack.push_async_callback(bot.client.close)
     engine.chats[PLATFORM] = bot.chat
     health.platforms["discord"] = lambda: bot.client.is_ready() and not bot.client.is_closed()
     return bot.run(settings.token.get_secret_value())

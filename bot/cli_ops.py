@@ -103,7 +103,7 @@ def drill_start(
         trace_id = None
         if from_trace is not None:
             data = await asyncio.to_thread(from_trace.read_bytes)
-            trace_id, _sig = await engine.store_trace(channel_ref(name), from_trace.name, data)
+            trace_id = (await engine.store_trace(channel_ref(name), from_trace.name, data)).id
         return await engine.start(
             channel_ref(name),
             signature=signature,
@@ -176,9 +176,10 @@ def drill_reveal_due(database_url: str | None, as_json: bool) -> None:
 
     engine, chat = local_engine(database_url, echo_for(as_json))
     try:
-        revealed, failed = asyncio.run(engine.reveal_due_report())
+        report = asyncio.run(engine.reveal_due_report())
     finally:
         engine.db.dispose()
+    revealed, failed = report.revealed, report.failed
     if not as_json:
         for user, text in chat.private:
             click.echo(f"— to {user} —\n{text}")

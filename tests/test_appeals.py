@@ -19,10 +19,11 @@ from bot.drills.errors import DrillNotFound
 from bot.drills.fake import FakeChat
 from bot.drills.leaderboard import leaderboard
 from bot.drills.policy import points
-from bot.drills.stats import user_stats
 from bot.drills.synonyms import SynonymError, validate_phrase
 from bot.grading import grade
+from bot.scenarios.ids import SIGNATURE_IDS
 from bot.store import repo
+from bot.store.boards import user_stats
 from bot.store.db import Database
 from bot.store.models import Attempt, Drill
 
@@ -84,7 +85,7 @@ async def test_accepting_all_three_parts_regrades_to_a_full_answer_and_moves_boa
     with database.session() as s:
         u = repo.find_user(s, repo.find_workspace(s, "slack", "T1"), "ana")  # type: ignore[arg-type]
         assert u is not None
-        stats = user_stats(s, ws_id, u.id)
+        stats = user_stats(s, ws_id, u.id, SIGNATURE_IDS)
         assert stats.mean_score == 1.0
         assert any(k.signature == "straggler" and k.named_right == 1 for k in stats.skills)
     assert await appeals.list_appeals("slack", "T1", "open") == []

@@ -10,16 +10,15 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import create_engine, func, select, text
 
-from bot.drills import groups
 from bot.drills.engine import DrillEngine
 from bot.drills.errors import DrillError, DrillNotFound, NotRecorded
 from bot.drills.fake import FakeChat
 from bot.drills.leaderboard import leaderboard
 from bot.drills.policy import points
 from bot.drills.selection import choose_seed, choose_signature
-from bot.drills.stats import user_stats
 from bot.scenarios.ids import SIGNATURE_IDS
-from bot.store import repo
+from bot.store import groups, repo
+from bot.store.boards import user_stats
 from bot.store.db import Database
 from bot.store.models import Attempt, DeliveryKey, Drill
 
@@ -218,7 +217,7 @@ async def test_stats_streaks_and_confusion(database: Database) -> None:
     with database.session() as s:
         ws = repo.find_workspace(s, "slack", "T1")
         u = repo.find_user(s, ws, "ana")  # type: ignore[arg-type]
-        st = user_stats(s, ws.id, u.id)  # type: ignore[union-attr]
+        st = user_stats(s, ws.id, u.id, SIGNATURE_IDS)  # type: ignore[union-attr]
     assert st.answers == 4
     assert st.confusion["sync_stall"] == {"alloc_stall": 1}
     assert st.streak == 2, "the sync_stall miss broke the streak; two good ones since"

@@ -109,7 +109,7 @@ async def test_schedules_become_jobs_and_jobs_post_questions_and_invites(databas
         await set_schedule(database, channel(), "interview", "tue", 17, 0, "UTC", group="nope")
     overdue = await prep.math.start(channel())
     clock.advance(60)
-    sched = DrillScheduler(engine)
+    sched = DrillScheduler(engine, database.engine)
     prep_jobs.attach(prep, sched)
     try:
         assert await sched.become_leader()

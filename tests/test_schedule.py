@@ -61,8 +61,8 @@ def test_disabled_or_unscheduled_channels_have_no_trigger() -> None:
 
 async def test_only_one_scheduler_leads_and_another_takes_over(database: Database) -> None:
     chat, clock = FakeChat(), Clock()
-    a = DrillScheduler(engine_for(database, chat, clock))
-    b = DrillScheduler(engine_for(Database(engine=database.engine), chat, clock))
+    a = DrillScheduler(engine_for(database, chat, clock), database.engine)
+    b = DrillScheduler(engine_for(Database(engine=database.engine), chat, clock), database.engine)
     try:
         first = await a.become_leader()
         second = await b.become_leader()
@@ -94,7 +94,7 @@ async def test_startup_sweep_reveals_overdue_drills_once_and_rebuilds_reveal_job
     overdue = await e.start(channel(), signature="straggler", duration_seconds=60)
     clock.advance(120)
     pending = await e.start(channel(), signature="healthy", duration_seconds=3600)
-    sched = DrillScheduler(e)
+    sched = DrillScheduler(e, database.engine)
     try:
         assert await sched.become_leader()
         assert [post.drill_id for _, post in chat.reveals] == [overdue.id]
@@ -114,7 +114,7 @@ async def test_cron_jobs_and_reveal_jobs_are_persisted_by_plain_id(database: Dat
         ch = repo.channel(s, ws, "C1", "general")
         ch.schedule_hour, ch.timezone, ch.weekdays = 10, "Asia/Tokyo", "mon-fri"
         ch_id = ch.id
-    sched = DrillScheduler(e)
+    sched = DrillScheduler(e, database.engine)
     e.on_started.append(sched.schedule_reveal)
     try:
         assert await sched.become_leader()
@@ -186,8 +186,8 @@ def test_the_lock_key_is_per_deployment(database: Database) -> None:
 
 async def test_the_leader_stops_at_its_next_poll_when_its_lock_connection_dies(database: Database) -> None:
     chat, clock = FakeChat(), Clock()
-    a = DrillScheduler(engine_for(database, chat, clock), poll_seconds=0.05)
-    b = DrillScheduler(engine_for(Database(engine=database.engine), chat, clock), poll_seconds=0.05)
+    a = DrillScheduler(engine_for(database, chat, clock), database.engine, poll_seconds=0.05)
+    b = DrillScheduler(engine_for(Database(engine=database.engine), chat, clock), database.engine, poll_seconds=0.05)
     try:
         assert await a.become_leader()
         assert await a.poll()
@@ -209,8 +209,8 @@ async def test_the_leader_stops_at_its_next_poll_when_its_lock_connection_dies(d
 
 async def test_a_hung_leader_is_replaced_once_it_is_stale(database: Database) -> None:
     chat, clock = FakeChat(), Clock()
-    a = DrillScheduler(engine_for(database, chat, clock))
-    b = DrillScheduler(engine_for(Database(engine=database.engine), chat, clock), stale_seconds=0.5)
+    a = DrillScheduler(engine_for(database, chat, clock), database.engine)
+    b = DrillScheduler(engine_for(Database(engine=database.engine), chat, clock), database.engine, stale_seconds=0.5)
     try:
         assert await a.become_leader()
         if database.is_sqlite:
@@ -235,7 +235,7 @@ async def test_the_leader_sweeps_periodically_so_a_failed_reveal_post_is_retried
     d = await e.start(channel(), signature="healthy", duration_seconds=60)
     clock.advance(61)
     chat.fail_next = e.post_attempts  # the first sweep's reveal fails, retries included
-    sched = DrillScheduler(e, poll_seconds=0.05, sweep_seconds=0.3)
+    sched = DrillScheduler(e, database.engine, poll_seconds=0.05, sweep_seconds=0.3)
     sched.start_background()
     try:
         for _ in range(100):
@@ -251,7 +251,7 @@ async def test_the_leader_sweeps_periodically_so_a_failed_reveal_post_is_retried
 
 async def test_a_schedule_changed_elsewhere_is_synced_by_the_leader(database: Database) -> None:
     chat, clock = FakeChat(), Clock()
-    sched = DrillScheduler(engine_for(database, chat, clock), poll_seconds=0.05, sweep_seconds=0.2)
+    sched = DrillScheduler(engine_for(database, chat, clock), database.engine, poll_seconds=0.05, sweep_seconds=0.2)
     try:
         assert await sched.become_leader()
         with database.session() as s:  # what a follower's `/trace schedule` writes

@@ -265,7 +265,7 @@ async def test_expired_oauth_states_and_old_delivery_keys_are_purged(database: D
                 DeliveryKey(key="new", workspace_id=ws.id, created_at=clock() - timedelta(hours=1)),
             ]
         )
-    sched = DrillScheduler(e)
+    sched = DrillScheduler(e, database.engine)
     try:
         assert await sched.become_leader()  # the leader runs maintenance when it starts, then hourly
         with database.session() as s:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..scenarios.ids import SIGNATURE_IDS
+from .periods import PERIODS, Period
 
 USAGE = (
     "*Usage:* `/trace` (a drill now) · `/trace <signature>` (e.g. `/trace straggler`) · `/trace list` · "
@@ -25,7 +26,7 @@ _TIME = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 class Command:
     name: str  # drill | list | leaderboard | stats | schedule | schedule_off | group | config | help | usage
     signature: str | None = None
-    period: str = "week"
+    period: str = Period.WEEK
     weekdays: str = ""
     hour: int = 0
     minute: int = 0
@@ -65,10 +66,10 @@ def _stats(rest: list[str]) -> Command:
 
 
 def _leaderboard(rest: list[str]) -> Command:
-    period = rest[0].lower() if rest else "week"
-    if period not in ("week", "month", "all") or len(rest) > 1:
+    period = rest[0].lower() if rest else Period.WEEK
+    if period not in PERIODS or len(rest) > 1:
         return Command("usage", error="The leaderboard period is week, month or all.")
-    return Command("leaderboard", period=period)
+    return Command("leaderboard", period=Period(period))
 
 
 def _schedule(rest: list[str]) -> Command:

@@ -11,7 +11,6 @@ from .ports import ChannelRef, DrillPost, MessageRef, RevealPost, UserRef
 @dataclass
 class FakeChat:
     drills: list[tuple[ChannelRef, DrillPost]] = field(default_factory=list)
-    updates: list[tuple[MessageRef, int]] = field(default_factory=list)
     reveals: list[tuple[MessageRef, RevealPost]] = field(default_factory=list)
     private: list[tuple[ChannelRef, UserRef, str]] = field(default_factory=list)
     announcements: list[tuple[ChannelRef, str]] = field(default_factory=list)
@@ -29,10 +28,6 @@ class FakeChat:
         await self._maybe_fail()
         self.drills.append((channel, post))
         return MessageRef(channel, f"msg-{len(self.drills)}")
-
-    async def update_drill(self, ref: MessageRef, post: DrillPost, remaining_seconds: int) -> None:
-        await self._maybe_fail()
-        self.updates.append((ref, remaining_seconds))
 
     async def post_reveal(self, ref: MessageRef, post: RevealPost) -> MessageRef:
         await self._maybe_fail()

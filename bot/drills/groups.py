@@ -1,100 +1,44 @@
-"""Study groups: create, join, leave, list — scoped to one workspace."""
+"""Study groups for the chat adapters and the CLI: the store's group actions, refusals as DrillErrors."""
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, select
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
-
-from ..store import repo
-from ..store.db import begin_write
-from ..store.models import GroupMembership, StudyGroup, Workspace
+from ..store import groups
+from ..store.db import Database
+from ..store.groups import GroupAction, GroupInfo
 from .errors import GroupError
+from .leaderboard import board_text, leaderboard
+from .periods import Period
+from .ports import ChannelRef
 
-_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{1,31}$")
-
-
-@dataclass(frozen=True, slots=True)
-class GroupInfo:
-    id: int
-    name: str
-    members: int
+__all__ = ["GroupInfo", "group_board", "group_request", "run_group_action"]
 
 
-def clean_name(name: str) -> str:
-    n = name.strip().lower()
-    if not _NAME.match(n):
-        raise GroupError("Group names are 2–32 characters: letters, digits, '-' and '_' (e.g. interview-prep).")
-    return n
+def group_request(
+    action: str,
+    name: str | None,
+    platform: str,
+    workspace: str,
+    user: str,
+    user_name: str,
+    channel: ChannelRef | None = None,
+    workspace_name: str = "",
+) -> GroupAction:
+    """`leaderboard` reads the group (find); create records the channel its drills post in, if any."""
+    store_action = "find" if action == "leaderboard" else action
+    ch, ch_name = (channel.channel, channel.name) if channel is not None else (None, "")
+    return GroupAction(store_action, name or "", platform, workspace, user, user_name, ch, ch_name, workspace_name)
 
 
-def create(
-    s: Session,
-    ws: Workspace,
-    name: str,
-    creator_external: str,
-    creator_name: str,
-    now: datetime,
-    channel_id: int | None = None,
-) -> GroupInfo:
-    n = clean_name(name)
-    u = repo.user(s, ws, creator_external, creator_name)
-    begin_write(s)  # the savepoint must not be the outermost transaction (SQLite)
+def run_group_action(db: Database, req: GroupAction, now: datetime) -> tuple[int, list[GroupInfo]]:
+    """Blocking (a store call): (workspace id, the groups concerned). Raises GroupError."""
     try:
-        with s.begin_nested():
-            g = StudyGroup(workspace_id=ws.id, name=n, channel_id=channel_id, created_by=u.id, created_at=now)
-            s.add(g)
-            s.flush()
-            s.add(GroupMembership(group_id=g.id, user_id=u.id, joined_at=now))
-    except IntegrityError as exc:
-        raise GroupError(f"A group called {n!r} already exists here; join it instead.") from exc
-    return GroupInfo(g.id, g.name, 1)
+        return groups.act(db, req, now)
+    except groups.GroupError as exc:
+        raise GroupError(str(exc)) from exc
 
 
-def find(s: Session, ws: Workspace, name: str) -> StudyGroup:
-    n = clean_name(name)
-    g = s.scalars(select(StudyGroup).where(StudyGroup.workspace_id == ws.id, StudyGroup.name == n)).first()
-    if g is None:
-        raise GroupError(f"No group called {n!r} in this workspace.")
-    return g
-
-
-def join(s: Session, ws: Workspace, name: str, user_external: str, user_name: str, now: datetime) -> GroupInfo:
-    g = find(s, ws, name)
-    u = repo.user(s, ws, user_external, user_name)
-    if s.get(GroupMembership, (g.id, u.id)) is None:
-        s.add(GroupMembership(group_id=g.id, user_id=u.id, joined_at=now))
-        s.flush()
-    return GroupInfo(g.id, g.name, _count(s, g.id))
-
-
-def leave(s: Session, ws: Workspace, name: str, user_external: str) -> GroupInfo:
-    g = find(s, ws, name)
-    u = repo.find_user(s, ws, user_external)
-    m = s.get(GroupMembership, (g.id, u.id)) if u else None
-    if m is None:
-        raise GroupError(f"You are not in {g.name!r}.")
-    s.delete(m)
-    s.flush()
-    return GroupInfo(g.id, g.name, _count(s, g.id))
-
-
-def list_groups(s: Session, ws: Workspace) -> list[GroupInfo]:
-    q = (
-        select(StudyGroup.id, StudyGroup.name, func.count(GroupMembership.user_id))
-        .outerjoin(GroupMembership, GroupMembership.group_id == StudyGroup.id)
-        .where(StudyGroup.workspace_id == ws.id)
-        .group_by(StudyGroup.id, StudyGroup.name)
-        .order_by(StudyGroup.name)
-    )
-    return [GroupInfo(i, n, int(c)) for i, n, c in s.execute(q)]
-
-
-def _count(s: Session, group_id: int) -> int:
-    return int(
-        s.scalar(select(func.count()).select_from(GroupMembership).where(GroupMembership.group_id == group_id)) or 0
-    )
+def group_board(db: Database, workspace_id: int, g: GroupInfo, now: datetime) -> str:
+    rows = leaderboard(db, workspace_id, "group", g.id, Period.ALL, "UTC", now)
+    return board_text(f"Leaderboard — study group {g.name}, all time", rows)

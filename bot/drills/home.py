@@ -5,22 +5,21 @@ Feedback for a drill shows only once it is revealed, so the home never gives an 
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
-from datetime import date, timedelta
-
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from datetime import UTC, date, datetime, timedelta
 
 from ..grading import grade
 from ..render.accuracy_chart import accuracy_chart_png
-from ..store import repo
-from ..store.channel_settings import settings_row
-from ..store.models import Attempt, Channel, Drill
+from ..scenarios.ids import SIGNATURE_IDS
+from ..store import boards
+from ..store.boards import History, PastAttempt
+from ..store.channel_settings import ChannelSettingsRow
+from ..store.drills import DrillKey
 from .channel_config import ChannelSettings
-from .engine import DrillEngine, DrillKey
+from .engine import Drills
+from .offloop import in_store, off_loop
 from .ports import UserRef
-from .stats import UserStats, user_stats
+from .stats import UserStats
 
 LAST_ANSWERS = 5
 CHART_WEEKS = 12
@@ -83,88 +82,64 @@ def _clip(text: str, n: int) -> str:
 
 
 class HomeService:
-    def __init__(self, engine: DrillEngine) -> None:
+    def __init__(self, engine: Drills) -> None:
         self.engine = engine
         self.db = engine.db
 
     async def home(self, user: UserRef) -> Home:
-        found = await asyncio.to_thread(self._load, user)
+        today = self.engine.clock().date()
+        since = datetime.combine(chart_start(today), datetime.min.time(), UTC)
+        found = await in_store(
+            self.db, boards.history, user.platform, user.workspace, user.user, LAST_ANSWERS, since, SIGNATURE_IDS
+        )
         if found is None:
             return Home(None)
-        home, keys = found
-        graded = []
-        for a, key in zip(home.answers, keys, strict=True):
-            if a.revealed and key is not None:
-                scenario = await asyncio.to_thread(self.engine._scenario_for, key)
-                g = await asyncio.to_thread(grade, scenario, a.answer)
-                a = PastAnswer(a.drill_id, a.answer, True, a.signature, a.score, a.points, g.feedback(), a.late)
-            graded.append(a)
-        home.answers = graded
-        return home
+        answers = [await self._past(a) for a in found.attempts]
+        settings = _settings(found.channel) if found.channel is not None else None
+        return Home(found.stats, answers, settings, found.channel_name, weekly(found))
+
+    async def _past(self, a: PastAttempt) -> PastAnswer:
+        """Feedback and score only once the drill is revealed: the home never gives an answer away early."""
+        if not a.revealed:
+            return PastAnswer(
+                a.drill_id, a.answer, False, None, None, None, "Feedback arrives with the reveal.", a.late
+            )
+        scenario = await off_loop(
+            self.engine.scenario_for, DrillKey(a.signature, a.seed, a.difficulty, None, a.trace_id)
+        )
+        g = await off_loop(grade, scenario, a.answer)
+        return PastAnswer(a.drill_id, a.answer, True, a.signature, a.score, a.points, g.feedback(), a.late)
 
     async def chart(self, home: Home, name: str = "") -> bytes:
         title = f"{name}: accuracy by signature" if name else ""
-        return await asyncio.to_thread(accuracy_chart_png, home.series, title)
-
-    def _load(self, user: UserRef) -> tuple[Home, list[DrillKey | None]] | None:
-        with self.db.session() as s:
-            ws = repo.find_workspace(s, user.platform, user.workspace)
-            u = repo.find_user(s, ws, user.user) if ws else None
-            if ws is None or u is None:
-                return None
-            st = user_stats(s, ws.id, u.id)
-            rows = s.execute(
-                select(Attempt, Drill)
-                .join(Drill, Drill.id == Attempt.drill_id)
-                .where(Attempt.workspace_id == ws.id, Attempt.user_id == u.id)
-                .order_by(Attempt.submitted_at.desc())
-                .limit(LAST_ANSWERS)
-            ).all()
-            answers, keys = [], []
-            for a, d in rows:
-                revealed = d.revealed_at is not None
-                answers.append(
-                    PastAnswer(
-                        d.id,
-                        a.answer_text,
-                        revealed,
-                        d.signature if revealed else None,
-                        a.score if revealed else None,
-                        a.points if revealed else None,
-                        "" if revealed else "Feedback arrives with the reveal.",
-                        a.late,
-                    )
-                )
-                keys.append(DrillKey(d.signature, d.seed, d.difficulty, None, d.trace_id) if revealed else None)
-            home = Home(st, answers)
-            if rows:
-                channel = s.get(Channel, rows[0][0].channel_id)  # the channel of the latest answer
-                if channel is not None:
-                    home.channel_name = channel.name or channel.external_id
-                    home.settings = ChannelSettings.of(settings_row(channel))
-            home.series = _weekly(s, ws.id, u.id, self.engine.clock().date())
-            return home, keys
+        return await off_loop(accuracy_chart_png, home.series, title)
 
 
-def _weekly(s: Session, workspace_id: int, user_id: int, today: date) -> dict[str, list[tuple[date, float]]]:
-    """signature → [(Monday of the week, mean on-time score that week)] over the last CHART_WEEKS weeks, only
-    for revealed drills (a score before the reveal would hint at the answer)."""
-    start = today - timedelta(days=today.weekday() + 7 * (CHART_WEEKS - 1))
-    rows = s.execute(
-        select(Attempt.signature, Attempt.submitted_at, Attempt.score)
-        .join(Drill, Drill.id == Attempt.drill_id)
-        .where(
-            Attempt.workspace_id == workspace_id,
-            Attempt.user_id == user_id,
-            Attempt.late.is_(False),
-            Drill.revealed_at.is_not(None),
-        )
-    ).all()
+def _settings(row: ChannelSettingsRow) -> ChannelSettings:
+    return ChannelSettings(
+        row.answer_mode,
+        row.answer_seconds,
+        row.difficulty,
+        row.signature_mix,
+        row.weekdays,
+        row.schedule_hour,
+        row.schedule_minute,
+        row.timezone,
+        row.enabled,
+    )
+
+
+def chart_start(today: date) -> date:
+    """The Monday CHART_WEEKS - 1 weeks before this week's."""
+    return today - timedelta(days=today.weekday() + 7 * (CHART_WEEKS - 1))
+
+
+def weekly(found: History) -> dict[str, list[tuple[date, float]]]:
+    """signature → [(Monday of the week, mean on-time score that week)] over the chart's weeks, only for
+    revealed drills (a score before the reveal would hint at the answer)."""
     sums: dict[str, dict[date, list[float]]] = {}
-    for signature, when, score in rows:
+    for signature, when, score in found.scores:
         day = when.date()
-        if day < start:
-            continue
         week = day - timedelta(days=day.weekday())
         sums.setdefault(signature, {}).setdefault(week, []).append(score)
     return {sig: [(w, sum(v) / len(v)) for w, v in sorted(weeks.items())] for sig, weeks in sums.items()}

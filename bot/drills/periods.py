@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
+from enum import StrEnum
 from zoneinfo import ZoneInfo
 
-PERIODS = ("week", "month", "all")
+
+class Period(StrEnum):
+    """A leaderboard's period: this week (from Monday), this month, all time."""
+
+    WEEK = "week"
+    MONTH = "month"
+    ALL = "all"
+
+
+PERIODS = tuple(Period)
 EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 
 
 def period_bounds(period: str, now: datetime, tz: str) -> tuple[datetime, datetime]:
     """[start, end) in UTC of the period containing `now`, cut at local midnight in `tz`."""
-    if period == "all":
+    if period == Period.ALL:
         return EPOCH, now + timedelta(days=1)
     zone = ZoneInfo(tz)
     local = now.astimezone(zone)
@@ -23,15 +33,15 @@ def period_bounds(period: str, now: datetime, tz: str) -> tuple[datetime, dateti
 
 
 def period_start_day(period: str, day: date) -> date:
-    if period == "week":
+    if period == Period.WEEK:
         return day - timedelta(days=day.weekday())
-    if period == "month":
+    if period == Period.MONTH:
         return day.replace(day=1)
     raise ValueError(f"unknown period {period!r}; choose one of: {', '.join(PERIODS)}")
 
 
 def next_period_day(period: str, start: date) -> date:
-    if period == "week":
+    if period == Period.WEEK:
         return start + timedelta(days=7)
     return (start.replace(day=28) + timedelta(days=4)).replace(day=1)
 

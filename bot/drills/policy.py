@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from ..store.attempts import DrillTiming
+
 SPEED_BONUS_MAX = 20
 
 
@@ -23,3 +25,8 @@ def points(
     left = (deadline - submitted_at).total_seconds()
     fraction = min(max(left / window, 0.0), 1.0) if window > 0 else 0.0
     return round(100 * score) + round(SPEED_BONUS_MAX * fraction)
+
+
+def points_at(score: float, timing: DrillTiming, submitted_at: datetime, late: bool) -> int:
+    """`points` for the store's view of a drill (its PointsRule)."""
+    return points(score, timing.posted_at, timing.deadline, submitted_at, late, timing.speed_bonus)

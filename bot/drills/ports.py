@@ -7,7 +7,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
 from typing import Protocol, runtime_checkable
+
+
+class AnswerMode(StrEnum):
+    """How a channel takes answers. Modal by default: answers stay hidden until the reveal, so nobody copies."""
+
+    MODAL = "modal"
+    THREAD = "thread"
+    BOTH = "both"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +53,7 @@ class DrillPost:
     text_timeline: str
     posted_at: datetime
     deadline: datetime
-    answer_mode: str  # modal | thread | both
+    answer_mode: AnswerMode
     difficulty: str
 
 
@@ -72,8 +81,6 @@ class ChatPort(Protocol):
     """The handful of things a platform does for the core. All async; all may raise on network errors."""
 
     async def post_drill(self, channel: ChannelRef, post: DrillPost) -> MessageRef: ...
-
-    async def update_drill(self, ref: MessageRef, post: DrillPost, remaining_seconds: int) -> None: ...
 
     async def post_reveal(self, ref: MessageRef, post: RevealPost) -> MessageRef: ...
 

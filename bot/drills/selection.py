@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Iterable, Mapping
-from datetime import date
+from datetime import date, datetime
 
 from ..scenarios.ids import SIGNATURE_IDS, TWINS
 
@@ -50,3 +50,18 @@ def choose_seed(rng: random.Random, used: set[int]) -> int:
         seed = rng.randint(0, MAX_SEED_DRAW)
         if seed not in used:
             return seed
+
+
+class AdaptivePicker:
+    """The store's Picker: adaptive signatures, and the drill of the day for scheduled drills (unless this
+    channel has had that seed), else a seed the channel has never seen."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def signature(self, recent: list[str], accuracy: Mapping[str, tuple[float, int]], mix: list[str] | None) -> str:
+        return choose_signature(self.rng, recent, accuracy, mix)
+
+    def seed(self, used: set[int], signature: str, difficulty: str, scheduled: bool, now: datetime) -> int:
+        today = daily_seed(now.date(), signature, difficulty) if scheduled else None
+        return today if today is not None and today not in used else choose_seed(self.rng, used)

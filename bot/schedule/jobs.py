@@ -11,18 +11,18 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from ..drills.engine import DrillEngine
+from ..drills.appeal_notices import send_pending
+from ..drills.engine import Drills
 from ..drills.errors import AlreadyStarted
 from ..drills.ports import ChannelRef
-from ..store.models import Channel, StudyGroup, Workspace
 from .triggers import channel_trigger, group_trigger, last_fire
 
 log = logging.getLogger(__name__)
 MISFIRE_GRACE_SECONDS = 600  # a cron job up to 10 minutes late still runs (once: coalesced)
-_bound: dict[str, DrillEngine] = {}
+_bound: dict[str, Drills] = {}
 
 
-def bind(engine: DrillEngine) -> None:
+def bind(engine: Drills) -> None:
     _bound["engine"] = engine
 
 
@@ -30,47 +30,35 @@ def unbind() -> None:
     _bound.clear()
 
 
-def engine() -> DrillEngine:
+def engine() -> Drills:
     try:
         return _bound["engine"]
     except KeyError as exc:
         raise RuntimeError("no drill engine bound; start the app through bot.app") from exc
 
 
-def _skipped(skip_dates: list[str], tz: str, now: datetime) -> bool:
-    return now.astimezone(ZoneInfo(tz)).date().isoformat() in set(skip_dates or [])
-
-
 async def channel_drill(channel_id: int) -> None:
     e = engine()
-    with e.db.session() as s:
-        ch = s.get(Channel, channel_id)
-        ws = s.get(Workspace, ch.workspace_id) if ch else None
-        now = e.clock()
-        if ch is None or ws is None or not ch.enabled or _skipped(ch.skip_dates, ch.timezone, now):
-            return
-        ref = ChannelRef(ws.platform, ws.external_id, ch.external_id, ch.name)
-        slot = slot_key("channel", channel_trigger(ch), now)
-    await _start_once(e, ref, slot)
+    target = await e.calendar.channel(channel_id)
+    now = e.clock()
+    if target is None or target.skipped(now.astimezone(ZoneInfo(target.timezone)).date().isoformat()):
+        return
+    assert target.channel_schedule is not None
+    await _start_once(e, target.channel, slot_key("channel", channel_trigger(target.channel_schedule), now))
 
 
 async def appeal_notices() -> None:
-    from ..drills.appeal_notices import send_pending
-
     await send_pending(engine())
 
 
 async def group_drill(group_id: int) -> None:
     e = engine()
-    with e.db.session() as s:
-        g = s.get(StudyGroup, group_id)
-        ch = s.get(Channel, g.channel_id) if g and g.channel_id else None
-        ws = s.get(Workspace, g.workspace_id) if g else None
-        if g is None or ch is None or ws is None:
-            return
-        ref = ChannelRef(ws.platform, ws.external_id, ch.external_id, ch.name)
-        slot = slot_key(f"group:{group_id}", group_trigger(g), e.clock())
-    await _start_once(e, ref, slot, group_id)
+    target = await e.calendar.group(group_id)
+    if target is None:
+        return
+    assert target.group_schedule is not None
+    slot = slot_key(f"group:{group_id}", group_trigger(target.group_schedule), e.clock())
+    await _start_once(e, target.channel, slot, group_id)
 
 
 def slot_key(scope: str, trigger: Any, now: datetime) -> str:
@@ -81,7 +69,7 @@ def slot_key(scope: str, trigger: Any, now: datetime) -> str:
     return f"{scope}:{when:%Y-%m-%dT%H:%M}Z"
 
 
-async def _start_once(e: DrillEngine, ref: ChannelRef, slot: str, group_id: int | None = None) -> None:
+async def _start_once(e: Drills, ref: ChannelRef, slot: str, group_id: int | None = None) -> None:
     try:
         await e.start(ref, scheduled=True, group_id=group_id, slot_key=slot)
     except AlreadyStarted:

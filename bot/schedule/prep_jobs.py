@@ -24,6 +24,8 @@ class Scheduling(Protocol):
     @property
     def running(self) -> bool: ...
 
+    def resync(self) -> None: ...
+
 
 log = logging.getLogger(__name__)
 _bound: dict[str, PrepServices] = {}
@@ -37,12 +39,8 @@ def attach(prep: PrepServices, scheduler: Scheduling) -> None:
         if scheduler.running:
             add_reveal(scheduler.scheduler, started.id, started.deadline)
 
-    def resync() -> None:
-        if scheduler.running:
-            sync(scheduler.scheduler, prep)
-
     prep.math.on_started.append(reveal_later)
-    prep.on_schedule_change = resync
+    prep.on_schedule_change = scheduler.resync  # off the loop, on the leader
     scheduler.prep = prep
 
 

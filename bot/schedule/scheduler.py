@@ -17,25 +17,25 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
+from types import TracebackType
 from typing import Any
 
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
-from sqlalchemy import select
+from sqlalchemy import Engine
 
-from ..drills.engine import DrillEngine, StartedDrill
-from ..store import repo
-from ..store.models import Channel, StudyGroup
-from . import jobs
+from ..drills.calendar import ChannelSchedule, GroupSchedule
+from ..drills.engine import Drills
+from ..drills.outcomes import StartedDrill
+from . import jobs, prep_jobs
 from .leader import LeaderLock
 from .triggers import channel_trigger, group_trigger
 
 log = logging.getLogger(__name__)
 Hook = Callable[[], Awaitable[Any]]
-DELIVERY_KEY_TTL = timedelta(days=2)
 
 
 class SharedEngineJobStore(SQLAlchemyJobStore):
@@ -49,7 +49,8 @@ class SharedEngineJobStore(SQLAlchemyJobStore):
 class DrillScheduler:
     def __init__(
         self,
-        engine: DrillEngine,
+        drills: Drills,
+        database: Engine,
         *,
         poll_seconds: float = 5.0,
         sweep_seconds: float = 15.0,
@@ -57,15 +58,18 @@ class DrillScheduler:
         deployment: str | None = None,
         stale_seconds: float = 30.0,
     ) -> None:
-        self.engine = engine
-        self.lock = LeaderLock(engine.db.engine, deployment, stale_seconds=stale_seconds)
+        """`database`: the SQLAlchemy engine the job store and the leader lock use (the app's own, so the lock
+        lives and dies with the app's connections); the composition root passes it in."""
+        self.drills = drills
+        self.database = database
+        self.lock = LeaderLock(database, deployment, stale_seconds=stale_seconds)
         self.poll_seconds = poll_seconds
         self.sweep_seconds = sweep_seconds
         self.maintenance_seconds = maintenance_seconds
-        self.maintenance: list[Hook] = [self.purge_delivery_keys]
+        self.maintenance: list[Hook] = [drills.calendar.purge_delivery_keys]
         self.scheduler = self._new_scheduler()
         self._task: asyncio.Task[None] | None = None
-        self._timers: set[asyncio.Task[None]] = set()
+        self._timers: set[asyncio.Task[Any]] = set()  # followers' reveal timers, background re-syncs
         self._next_sweep = 0.0
         self._next_maintenance = 0.0
         self.lost_leadership = 0  # times the lock was found lost (for operators and tests)
@@ -75,7 +79,7 @@ class DrillScheduler:
 
     def _new_scheduler(self) -> AsyncIOScheduler:
         return AsyncIOScheduler(
-            jobstores={"default": SharedEngineJobStore(engine=self.engine.db.engine, tablename="apscheduler_jobs")},
+            jobstores={"default": SharedEngineJobStore(engine=self.database, tablename="apscheduler_jobs")},
             job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": jobs.MISFIRE_GRACE_SECONDS},
             timezone=UTC,
         )
@@ -85,20 +89,28 @@ class DrillScheduler:
         """True while this replica leads (its scheduler runs jobs)."""
         return self._leading
 
-    def sync_schedules(self) -> int:
+    async def sync_schedules(self) -> int:
         """Make the cron jobs match the database: one per scheduled channel and study group. A job is only
         rewritten when its trigger changed, so a re-sync never moves a fire time that is about to come."""
-        n = 0
-        with self.engine.db.session() as s:
-            for ch in s.scalars(select(Channel)):
-                n += self._put(f"channel:{ch.id}", channel_trigger(ch), "bot.schedule.jobs:channel_drill", ch.id)
-            for g in s.scalars(select(StudyGroup)):
-                n += self._put(f"group:{g.id}", group_trigger(g), "bot.schedule.jobs:group_drill", g.id)
-        if self.prep is not None:
-            from . import prep_jobs
+        channels, groups = await self.drills.calendar.schedules()
+        return await asyncio.to_thread(self._apply_schedules, channels, groups)  # the job store writes SQL
 
+    def _apply_schedules(self, channels: list[ChannelSchedule], groups: list[GroupSchedule]) -> int:
+        n = sum(
+            self._put(f"channel:{c.id}", channel_trigger(c), "bot.schedule.jobs:channel_drill", c.id) for c in channels
+        )
+        n += sum(self._put(f"group:{g.id}", group_trigger(g), "bot.schedule.jobs:group_drill", g.id) for g in groups)
+        if self.prep is not None:
             n += prep_jobs.sync(self.scheduler, self.prep)
         return n
+
+    def resync(self) -> None:
+        """A schedule changed on this replica: re-sync now if it leads (in the background, off the caller's
+        path); on a follower, the leader's next re-sync (≤ sweep_seconds) picks it up."""
+        if self.running:
+            task = asyncio.get_running_loop().create_task(self.sync_schedules())
+            self._timers.add(task)
+            task.add_done_callback(self._timers.discard)
 
     def _put(self, job_id: str, trigger: Any, func: str, arg: int) -> int:
         existing = self.scheduler.get_job(job_id)
@@ -133,30 +145,19 @@ class DrillScheduler:
     async def _reveal_at(self, drill_id: int, deadline: datetime) -> None:
         await asyncio.sleep(max(0.0, (deadline - datetime.now(UTC)).total_seconds()))
         try:
-            await self.engine.reveal(drill_id)
+            await self.drills.reveal(drill_id)
         except Exception as exc:  # the leader's sweep retries
             log.warning("reveal of drill %s failed: %s", drill_id, type(exc).__name__)
 
-    async def purge_delivery_keys(self) -> int:
-        def run() -> int:
-            with self.engine.db.session() as s:
-                return repo.purge_delivery_keys(s, self.engine.clock() - DELIVERY_KEY_TTL)
-
-        return await asyncio.to_thread(run)
-
     async def sweep(self) -> list[int]:
         """Reveal what is overdue (exactly once) and give every pending drill a reveal job."""
-        revealed = await self.engine.reveal_due()
+        revealed = await self.drills.reveal_due()
         if self.prep is not None:
-            from . import prep_jobs
-
             await prep_jobs.sweep(self.scheduler, self.prep)
-        await asyncio.to_thread(self._add_missing_reveal_jobs, self.engine.clock())
+        await asyncio.to_thread(self._add_missing_reveal_jobs, await self.drills.calendar.pending())
         return revealed
 
-    def _add_missing_reveal_jobs(self, now: datetime) -> None:
-        with self.engine.db.session() as s:
-            pending = repo.pending_drills(s, now)
+    def _add_missing_reveal_jobs(self, pending: list[tuple[int, datetime]]) -> None:
         for drill_id, deadline in pending:
             if self.scheduler.get_job(f"reveal:{drill_id}") is None:
                 self._add_reveal_job(drill_id, deadline)
@@ -169,11 +170,9 @@ class DrillScheduler:
         if not await asyncio.to_thread(self.lock.try_acquire):
             await asyncio.to_thread(self.lock.replace_if_hung)
             return False
-        jobs.bind(self.engine)
+        jobs.bind(self.drills)
         self.scheduler = self._new_scheduler()
         if self.prep is not None:
-            from . import prep_jobs
-
             prep_jobs.bind(self.prep)
         self.scheduler.start()
         self._leading = True
@@ -205,7 +204,7 @@ class DrillScheduler:
         if now >= self._next_sweep:
             self._next_sweep = now + self.sweep_seconds
             try:
-                await asyncio.to_thread(self.sync_schedules)
+                await self.sync_schedules()
                 await self.sweep()
             except Exception as exc:  # the next sweep tries again
                 log.warning("sweep failed: %s", type(exc).__name__)
@@ -249,6 +248,14 @@ class DrillScheduler:
 
     def start_background(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self.run())
+
+    async def __aenter__(self) -> DrillScheduler:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.stop()
 
     async def stop(self) -> None:
         if self._task is not None:

@@ -3,15 +3,43 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from apscheduler.triggers.cron import CronTrigger
 
-from ..store.models import Channel, StudyGroup
+
+class ChannelTimes(Protocol):
+    """A channel's schedule (the drill core's ChannelSchedule, or a channel row)."""
+
+    @property
+    def schedule_hour(self) -> int | None: ...
+    @property
+    def schedule_minute(self) -> int: ...
+    @property
+    def weekdays(self) -> str: ...
+    @property
+    def timezone(self) -> str: ...
+    @property
+    def enabled(self) -> bool: ...
 
 
-def channel_trigger(ch: Channel) -> CronTrigger | None:
+class GroupTimes(Protocol):
+    """A study group's schedule: several hours a day, in the channel it posts in."""
+
+    @property
+    def schedule_hours(self) -> str | None: ...
+    @property
+    def schedule_minute(self) -> int: ...
+    @property
+    def weekdays(self) -> str: ...
+    @property
+    def timezone(self) -> str: ...
+    @property
+    def channel_id(self) -> int | None: ...
+
+
+def channel_trigger(ch: ChannelTimes) -> CronTrigger | None:
     if ch.schedule_hour is None or not ch.enabled:
         return None
     return CronTrigger(
@@ -19,7 +47,7 @@ def channel_trigger(ch: Channel) -> CronTrigger | None:
     )
 
 
-def group_trigger(g: StudyGroup) -> CronTrigger | None:
+def group_trigger(g: GroupTimes) -> CronTrigger | None:
     if not g.schedule_hours or g.channel_id is None:
         return None
     return CronTrigger(

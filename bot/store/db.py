@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import TracebackType
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 SUPPORTED_BACKENDS = ("sqlite", "postgresql")
+StoreError = SQLAlchemyError  # what a failed store call raises (the layers above never name SQLAlchemy)
 
 
 class DatabaseUrlError(ValueError):
@@ -119,3 +122,11 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+    async def __aenter__(self) -> Database:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await asyncio.to_thread(self.dispose)

@@ -6,13 +6,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..cleantext import clean_name
 from .db import begin_write
-from .models import Attempt, Channel, DeliveryKey, Drill, User, Workspace
+from .models import Attempt, Channel, Drill, User, Workspace
 
 T = TypeVar("T")
 
@@ -140,11 +140,3 @@ def overdue_drills(s: Session, now: datetime) -> list[tuple[int, int]]:
 def pending_drills(s: Session, now: datetime) -> list[tuple[int, datetime]]:
     q = select(Drill.id, Drill.deadline_at).where(Drill.revealed_at.is_(None), Drill.deadline_at > now, *_revealable())
     return [(int(i), d) for i, d in s.execute(q)]
-
-
-def purge_delivery_keys(s: Session, before: datetime) -> int:
-    """Forget idempotency keys older than any redelivery (Slack retries for ~30 min, Discord for 15)."""
-    result = s.execute(
-        delete(DeliveryKey).where(DeliveryKey.created_at < before).execution_options(synchronize_session=False)
-    )
-    return int(result.rowcount)  # type: ignore[attr-defined]

@@ -49,7 +49,7 @@ async def play(engine: DrillEngine, chat: TerminalChat, opts: PlayOptions, conso
     trace_id = None
     if opts.trace is not None:
         data = await asyncio.to_thread(opts.trace.read_bytes)
-        trace_id, _ = await engine.store_trace(channel, opts.trace.name, data)
+        trace_id = (await engine.store_trace(channel, opts.trace.name, data)).id
     started = await engine.start(
         channel,
         signature=opts.signature,
