@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 EMPTY = (
     "from matplotlib.backends.backend_agg import FigureCanvasAgg\n"
     "from matplotlib.figure import Figure\n"
-    "from bot.render.png import DPI, HEIGHT_IN, WIDTH_IN, encode_png\n"
+    "from bot.render.encode import encode_png\n"
+    "from bot.render.png import DPI, HEIGHT_IN, WIDTH_IN\n"
     "fig = Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI)\n"
     "FigureCanvasAgg(fig)\n"
     "open({out!r}, 'wb').write(encode_png(fig))\n"
