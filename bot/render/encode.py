@@ -12,14 +12,14 @@ from matplotlib.figure import Figure
 from .sprites import TextLayer
 
 
-def encode_png(fig: Figure, facecolor: str = "white", *, text: TextLayer | None = None) -> bytes:
+def encode_png(fig: Figure, facecolor: str = "white", *, layer: TextLayer | None = None) -> bytes:
     """Draw, blend the text sprites in, and encode; the benchmark's floor (an empty figure) goes through here."""
     fig.set_facecolor(facecolor)
     canvas = fig.canvas
     canvas.draw()
     pixels = np.array(canvas.buffer_rgba())  # type: ignore[attr-defined]
-    if text is not None:
-        text.composite(pixels)
+    if layer is not None:
+        layer.composite(pixels)
     return png_bytes(pixels)
 
 

@@ -1,7 +1,8 @@
 """The Nsight-Systems-style picture, drawn with matplotlib's Agg canvas (no pyplot: thread-safe).
 
 Timeline on the left (timeline.py), the top-kernels table and a key of what is drawn on the right (panel.py),
-reveal callouts placed off the evidence (callouts.py). Text is composited from cached sprites (sprites.py).
+reveal callouts placed off the evidence (callouts.py). Text goes on the picture's own layer of sprites, blended
+over the drawn pixels when it is encoded (sprites.py, encode.py).
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ from .encode import encode_png
 from .kernels import top_kernels
 from .panel import kernel_table, legend
 from .rows import Row, layout
-from .sprites import Glyphs, Placed, TextLayer
+from .sprites import DPI, Glyphs, Placed, TextLayer
 from .theme import Theme, theme
 from .timeline import LEGEND_NAMES, LIGHT_COMPUTE, draw_rows
 
-WIDTH_IN, HEIGHT_IN, DPI = 16.0, 9.0, 100
+WIDTH_IN, HEIGHT_IN = 16.0, 9.0
 AXES_LEFT, AXES_RIGHT, PANEL_LEFT, PANEL_RIGHT = 0.175, 0.755, 0.772, 0.99
 
 
@@ -42,7 +43,7 @@ class Picture:
         return list(self.layer.items)
 
     def png(self) -> bytes:
-        return encode_png(self.fig, self.background, text=self.layer)
+        return encode_png(self.fig, self.background, layer=self.layer)
 
 
 class Renderer:

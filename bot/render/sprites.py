@@ -19,7 +19,7 @@ from matplotlib.colors import to_rgb
 from matplotlib.font_manager import FontProperties, findfont, get_font
 from matplotlib.ft2font import LoadFlags
 
-DPI = 100
+DPI = 100  # of the pictures too: a sprite's pixels are the figure's
 SPRITES_KEPT = 4096  # distinct (text, size, colour, weight) bitmaps a Glyphs keeps
 
 # The FreeType load flags Agg's draw_text uses (matplotlib ships this function without annotations).
