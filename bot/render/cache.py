@@ -75,8 +75,8 @@ class RenderCache:
             return data
 
     def _draw(self, scenario: Scenario, theme: str, reveal: bool) -> bytes:
-        # Imported here for start-up time: matplotlib adds ~0.3 s to every process that makes a cache, and text-only
-        # users of one (`tracedrill play`, most of the drill engine's tests) never draw a picture.
+        # Imported here for start-up time: matplotlib adds ~0.3 s to a process, and many that make a cache never draw
+        # (the CLI's appeal and report commands build a drill engine, and so a cache, only to read the store).
         from .png import Renderer
 
         with self._lock:
