@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import subprocess
 import sys
@@ -15,7 +16,9 @@ import pytest
 from bot.analyze import bounded
 from bot.analyze.bounded import AnalysisBusy, Gate
 from bot.analyze.guard import GuardedReader, TraceLimitError
-from bot.analyze.service import AnalysisError
+from bot.analyze.service import AnalysisError, analyze_bytes
+from bot.scenarios.export import export_scenario
+from bot.scenarios.registry import generate
 
 ROOT = Path(__file__).resolve().parents[1]
 LIMIT_KB = 2**20  # 1 GB, as ru_maxrss counts it on Linux
@@ -72,8 +75,6 @@ def test_hostile_files_end_with_one_line_bounded_in_time_and_memory(tmp_path, ma
 
 
 def test_guard_counts_depth_across_chunks_and_ignores_brackets_in_strings() -> None:
-    import io
-
     inner = b'{"name": "[[[[{{{{ \\" [[[[", "args": {"a": [1, [2]]}}'
     doc = b'{"traceEvents": [' + b",".join([inner] * 5000) + b"]}"
 
@@ -142,10 +143,6 @@ def test_gate_queues_then_refuses_with_a_busy_line() -> None:
 
 
 def test_uploads_are_analysed_in_the_worker(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from bot.analyze.service import analyze_bytes
-    from bot.scenarios.export import export_scenario
-    from bot.scenarios.registry import generate
-
     export_scenario(generate("alloc_stall", 2), tmp_path)
     result = analyze_bytes("rank-0.json", (tmp_path / "rank-0.json").read_bytes(), picture=False)
     assert result.signature == "alloc_stall"

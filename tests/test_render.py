@@ -6,6 +6,7 @@ import io
 import itertools
 import re
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -13,11 +14,16 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
+from bot.analyze.importer import load
+from bot.analyze.picture import as_scenario
+from bot.analyze.reading import read
 from bot.cli import main
+from bot.render.bars import SEPARATOR_PX, boxes, extents
 from bot.render.cache import RenderCache
-from bot.render.png import draw, header_lines, render_png
-from bot.render.rows import layout
-from bot.render.text import render_text
+from bot.render.encode import png_bytes
+from bot.render.png import Renderer, draw, header_lines, render_png
+from bot.render.rows import Row, layout
+from bot.render.text import FULL, NAMES, render_text
 from bot.render.theme import theme
 from bot.render.timeline import LEGEND_NAMES, LIGHT_COMPUTE, legend_label
 from bot.scenarios.model import Category, Event, TrackKind
@@ -127,6 +133,29 @@ def test_cache_draws_each_picture_once() -> None:
     assert cache.renders == 3
 
 
+def test_concurrent_renders_are_byte_identical_to_serial_ones() -> None:
+    """Text state belongs to one picture and one thread: pictures drawn at once on several threads, sharing one
+    renderer, come out exactly as when drawn one by one."""
+    scenarios = [generate(sig, 5) for sig in ("sync_stall", "launch_bound", "straggler")]
+    jobs = [(s, th, reveal) for s in scenarios for th in ("light", "dark") for reveal in (False, True)]
+    serial = [render_png(s, theme_name=th, reveal=reveal) for s, th, reveal in jobs]
+    renderer = Renderer()
+    start = threading.Barrier(4)
+
+    def draw_all(offset: int) -> list[bytes]:
+        start.wait()
+        order = [(i + offset * 3) % len(jobs) for i in range(len(jobs))]  # each thread in its own order
+        out: dict[int, bytes] = {}
+        for i in order:
+            s, th, reveal = jobs[i]
+            out[i] = renderer.png(s, theme_name=th, reveal=reveal)
+        return [out[i] for i in range(len(jobs))]
+
+    with ThreadPoolExecutor(4) as pool:
+        for result in pool.map(draw_all, range(4)):
+            assert result == serial
+
+
 def test_cache_on_disk_survives_a_new_process(tmp_path: Path) -> None:
     s = generate("healthy", 4)
     first = RenderCache(directory=tmp_path)
@@ -226,8 +255,6 @@ def test_text_timeline_has_a_top_kernels_table_and_an_honest_key(signature_id: s
     assert sum(shares) <= 100 + 0.05 * len(shares)
     key = next(line for line in body.splitlines() if line.startswith("Key:"))
     timeline = "\n".join(line.split("│", 1)[1] for line in body.splitlines() if "│" in line)
-    from bot.render.text import FULL, NAMES
-
     for category, glyph in FULL.items():
         named = f"{glyph} {NAMES[category]}" in key or f"/{NAMES[category]}" in key
         if named:
@@ -300,10 +327,6 @@ def test_category_colours_stay_apart_for_colour_blind_readers(theme_name: str) -
 def test_analysis_picture_labels_streams_by_their_work_and_overprints_nothing(
     names: tuple[str, ...], tmp_path: Path
 ) -> None:
-    from bot.analyze.importer import load
-    from bot.analyze.picture import as_scenario
-    from bot.analyze.reading import read
-
     real = Path(__file__).resolve().parent / "data" / "real-traces"
     folder = tmp_path / "trace"
     folder.mkdir()
@@ -331,10 +354,6 @@ def test_analysis_picture_labels_streams_by_their_work_and_overprints_nothing(
 
 
 def test_png_encoder_round_trips_exactly() -> None:
-    import numpy as np
-
-    from bot.render.png import png_bytes
-
     pixels = np.random.default_rng(7).integers(0, 256, (37, 53, 4), dtype=np.uint8)
     with Image.open(io.BytesIO(png_bytes(pixels))) as img:
         img.load()
@@ -343,17 +362,12 @@ def test_png_encoder_round_trips_exactly() -> None:
 
 
 def _bars(events: list[Event], px_per_ms: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    from bot.render.rows import Row
-    from bot.render.timeline import _boxes, _extents
-
-    starts, ends = _extents(Row("r", "GPU", TrackKind.GPU_STREAM, 0, "t", events), 0, 1e6)
+    starts, ends = extents(Row("r", "GPU", TrackKind.GPU_STREAM, 0, "t", events), 0, 1e6)
     codes = np.array([1 if e.category is Category.NCCL else 0 for e in events])  # one colour per category
-    return _boxes(starts, ends, codes, px_per_ms)
+    return boxes(starts, ends, codes, px_per_ms)
 
 
 def test_touching_bars_get_a_gap_and_nested_ones_keep_their_length() -> None:
-    from bot.render.timeline import SEPARATOR_PX
-
     px_per_ms = 1.0  # 1 px per ms: every bar below is countable
     back_to_back = [Event("a", 0, 434_700, Category.NCCL), Event("b", 434_700, 57_800, Category.NCCL)]
     starts, ends, _ = _bars(back_to_back, px_per_ms)
@@ -369,8 +383,6 @@ def test_touching_bars_get_a_gap_and_nested_ones_keep_their_length() -> None:
 
 
 def test_sub_pixel_merging_keeps_countable_bars_and_colours_apart() -> None:
-    from bot.render.timeline import SEPARATOR_PX
-
     px_per_ms = 1.0
     # Wide collectives back to back between bursts of sub-pixel kernels: the collectives stay separate bars.
     events = [Event("k", i * 100.0, 100.0, Category.COMPUTE) for i in range(20)]  # 0–2 ms, 0.1 px each

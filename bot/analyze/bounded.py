@@ -16,7 +16,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from .service import AnalysisError, AnalysisResult
+from .model import AnalysisError, AnalysisResult
 
 MEMORY_BYTES = 2**30  # RLIMIT_AS of the worker
 CPU_SECONDS = 40  # RLIMIT_CPU of the worker

@@ -159,18 +159,28 @@ def _add(raw: RawRank, ev: Any, names: dict[str, str]) -> None:
     name = str(ev.get("name", ""))
     name = names.get(name) or names.setdefault(name, trace_label(name))  # one clean string per distinct name
     if ph == "M":
-        if name == "thread_name" and isinstance(ev.get("args"), dict):
-            with contextlib.suppress(TypeError, ValueError):
-                raw.thread_names[int(ev.get("tid", 0))] = trace_label(str(ev["args"].get("name", "")), 200)
-        return
-    if ph == "C":
-        sample = ev.get("args")
-        if isinstance(sample, dict) and sample:
-            with contextlib.suppress(TypeError, ValueError):
-                raw.counters.setdefault(name, []).append((_num(ev.get("ts", 0)), _num(next(iter(sample.values())))))
-        return
-    if ph != "X" or "ts" not in ev:
-        return
+        _add_metadata(raw, ev, name)
+    elif ph == "C":
+        _add_sample(raw, ev, name)
+    elif ph == "X" and "ts" in ev:
+        _add_span(raw, ev, name)
+
+
+def _add_metadata(raw: RawRank, ev: dict[str, Any], name: str) -> None:
+    if name == "thread_name" and isinstance(ev.get("args"), dict):
+        with contextlib.suppress(TypeError, ValueError):
+            raw.thread_names[int(ev.get("tid", 0))] = trace_label(str(ev["args"].get("name", "")), 200)
+
+
+def _add_sample(raw: RawRank, ev: dict[str, Any], name: str) -> None:
+    sample = ev.get("args")
+    if isinstance(sample, dict) and sample:
+        with contextlib.suppress(TypeError, ValueError):
+            raw.counters.setdefault(name, []).append((_num(ev.get("ts", 0)), _num(next(iter(sample.values())))))
+
+
+def _add_span(raw: RawRank, ev: dict[str, Any], name: str) -> None:
+    """A complete event ('X'): a kernel or copy, a runtime call, a user annotation or a CPU op; others dropped."""
     try:
         ts, dur = _num(ev["ts"]), _num(ev.get("dur", 0))
     except (TypeError, ValueError):
@@ -189,11 +199,7 @@ def _add(raw: RawRank, ev: Any, names: dict[str, str]) -> None:
         raw.annotations.append(Event(name, ts, dur, Category.STEP if is_step else Category.RANGE))
     elif cat in ("cpu_op", "python_function") and dur > 0:
         kind = Category.DATALOADER if "DataLoader" in name or "dataloader" in name.lower() else Category.CPU_OP
-        try:
-            tid = int(ev.get("tid", 0))
-        except (TypeError, ValueError):
-            tid = 0
-        raw.cpu.setdefault(tid, []).append(Event(name, ts, dur, kind))
+        raw.cpu.setdefault(_int(ev.get("tid", 0)), []).append(Event(name, ts, dur, kind))
 
 
 def to_rank(raw: RawRank, t0: float) -> Rank:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from ..grading.rubric import load_rubrics
+from ..render.png import render_png
 from ..scenarios.intervals import gaps, union
 from ..scenarios.model import Annotation, Context, Hardware, Reveal, Scenario, Trace, TrackKind
-from .reading import Reading
+from .model import Reading
 from .report import report_text
 
 
@@ -22,8 +24,6 @@ def as_scenario(r: Reading, source: str, device: str) -> Scenario:
         parallelism=f"{len(ranks)} rank(s)",
         complaint=f"{f['steps']:.0f} step(s) read; GPU busy {f['gpu_busy_pct']:.0f}%",
     )
-    from ..grading.rubric import load_rubrics
-
     top = r.top
     rubric = load_rubrics()[top.signature]
     runner_up = r.findings[1] if len(r.findings) > 1 else None
@@ -42,6 +42,11 @@ def as_scenario(r: Reading, source: str, device: str) -> Scenario:
         tell=rubric.tell,
     )
     return Scenario(top.signature, 0, "real", hw, context, trace, dict(f), reveal, _annotations(r))
+
+
+def reading_png(r: Reading, source: str, device: str, theme: str = "light") -> bytes:
+    """The analysis as a reveal picture: the trace drawn, its longest GPU gap called out."""
+    return render_png(as_scenario(r, source, device), theme_name=theme, reveal=True)
 
 
 def _annotations(r: Reading) -> list[Annotation]:

@@ -8,46 +8,15 @@ from __future__ import annotations
 
 import statistics
 from bisect import bisect_right
-from dataclasses import dataclass, field
 
 from ..scenarios.figures import RankActivity
 from ..scenarios.intervals import Interval, clip, intersect, total, union
 from ..scenarios.model import Category, Event, Rank, TrackKind
+from .classify import classify
 from .importer import RawRank, TraceFileError, to_rank
+from .model import RankReading, Reading
 
 WARMUP_FACTOR = 1.5
-
-
-@dataclass(slots=True)
-class RankReading:
-    rank: int
-    steps: list[Interval]  # steady-state GPU step windows
-    step_numbers: list[int]
-    figures: dict[str, float]
-    top_kernels: list[tuple[str, float, float]]  # name, µs per step, share
-    hta: dict[str, float]
-
-
-@dataclass(slots=True)
-class Finding:
-    signature: str
-    confidence: float  # 0..1, for ranking; not a probability
-    evidence: str
-
-
-@dataclass(slots=True)
-class Reading:
-    ranks: list[RankReading]
-    model_ranks: list[Rank]
-    findings: list[Finding] = field(default_factory=list)
-
-    @property
-    def main(self) -> RankReading:
-        return self.ranks[0]
-
-    @property
-    def top(self) -> Finding:
-        return self.findings[0]
 
 
 def _step_windows(raw: RawRank) -> tuple[list[Interval], list[int]]:
@@ -273,8 +242,6 @@ def read(raws: list[RawRank]) -> Reading:
         ranks.append(reading)
     if not ranks:
         raise TraceFileError("no rank of this trace has GPU kernels")
-    from .classify import classify
-
     result = Reading(ranks, models)
     result.findings = classify(result)
     return result

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..render.names import short_name
-from .reading import Reading
+from .model import Reading
 
 
 def report_text(r: Reading, source: str) -> str:

@@ -2,27 +2,33 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from ..cleantext import trace_label
 from ..scenarios.model import Scenario
-from .importer import TraceFileError, load
+from .bounded import Job, analyze_upload
+from .importer import RawRank, TraceFileError, load
+from .model import AnalysisError, AnalysisResult, Reading
 from .reading import read
 from .report import report_json, report_text
 
+__all__ = [
+    "MAX_UPLOAD_BYTES",
+    "TRACE_SUFFIXES",
+    "AnalysisError",
+    "AnalysisResult",
+    "analyze_bytes",
+    "analyze_job",
+    "analyze_path",
+    "check_upload",
+    "scenario_from_bytes",
+]
 
-class AnalysisError(Exception):
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class AnalysisResult:
-    text: str
-    json: dict[str, Any]
-    png: bytes | None
-    signature: str
+MAX_UPLOAD_BYTES = 50 * 2**20
+TRACE_SUFFIXES = (".json", ".json.gz", ".gz")
 
 
 def analyze_path(path: Path, *, picture: bool = False, theme: str = "light") -> AnalysisResult:
@@ -35,18 +41,8 @@ def analyze_path(path: Path, *, picture: bool = False, theme: str = "light") -> 
         detail = " ".join(str(exc).split())[:100]
         raise AnalysisError(f"{path.name}: cannot read this as a trace ({type(exc).__name__}: {detail})") from exc
     source = trace_label(path.name, 200)  # an uploaded file's name is shown in chat
-    png = None
-    if picture:
-        from ..render.png import render_png
-        from .picture import as_scenario
-
-        device = next((r.device_name for r in raws if r.device_name), "")
-        png = render_png(as_scenario(reading, source, device), theme_name=theme, reveal=True)
+    png = _picture(reading, source, _device(raws), theme) if picture else None
     return AnalysisResult(report_text(reading, source), report_json(reading, source), png, reading.top.signature)
-
-
-MAX_UPLOAD_BYTES = 50 * 2**20
-TRACE_SUFFIXES = (".json", ".json.gz", ".gz")
 
 
 def check_upload(filename: str, size: int) -> None:
@@ -63,26 +59,51 @@ def check_upload(filename: str, size: int) -> None:
 def analyze_bytes(filename: str, data: bytes, *, picture: bool = True) -> AnalysisResult:
     """Analyse an uploaded trace in a worker process with memory, CPU and time limits (see bounded.py); raises
     AnalysisError (AnalysisBusy when every worker is taken) with one line for the person who uploaded it."""
-    from .bounded import analyze_upload
-
     check_upload(filename, len(data))
     return analyze_upload(filename, data, picture=picture)
 
 
+def analyze_job(job: Job) -> AnalysisResult:
+    """What the worker runs: a file or folder on disk, or uploaded bytes stored in a private folder first."""
+    if job.data is None:
+        assert job.path is not None
+        return analyze_path(Path(job.path), picture=job.picture, theme=job.theme)
+    check_upload(job.filename, len(job.data))
+    with _stored(job.filename, job.data) as path:
+        return analyze_path(path, picture=job.picture, theme=job.theme)
+
+
 def scenario_from_bytes(filename: str, data: bytes) -> Scenario:
     """A stored trace as a drill scenario: the picture, the analysis as the reveal, its top finding as the answer."""
-    import tempfile
-
+    # Imported here for start-up time: the picture side (matplotlib, the rubrics) costs the analysis worker, which
+    # imports this module, ~0.4 s and ~55 MB that a text-only analysis never uses.
     from .picture import as_scenario
 
-    safe = Path(filename).name or "trace.json"
-    with tempfile.TemporaryDirectory(prefix="tracedrill-") as tmp:
-        path = Path(tmp) / safe
-        path.write_bytes(data)
+    with _stored(filename, data) as path:
         try:
             raws = load(path)
             reading = read(raws)
         except TraceFileError as exc:
             raise AnalysisError(str(exc)) from exc
-    device = next((r.device_name for r in raws if r.device_name), "")
-    return as_scenario(reading, trace_label(safe, 200), device)
+    return as_scenario(reading, trace_label(path.name, 200), _device(raws))
+
+
+@contextmanager
+def _stored(filename: str, data: bytes) -> Iterator[Path]:
+    """`data` as a file named like the upload (its suffix tells gzip from JSON) in a private temporary folder."""
+    safe = Path(filename).name or "trace.json"
+    with tempfile.TemporaryDirectory(prefix="tracedrill-") as tmp:
+        path = Path(tmp) / safe
+        path.write_bytes(data)
+        yield path
+
+
+def _device(raws: list[RawRank]) -> str:
+    return next((r.device_name for r in raws if r.device_name), "")
+
+
+def _picture(reading: Reading, source: str, device: str, theme: str) -> bytes:
+    # Imported here for start-up time, as in scenario_from_bytes.
+    from .picture import reading_png
+
+    return reading_png(reading, source, device, theme)

@@ -6,8 +6,10 @@ from __future__ import annotations
 import pickle
 import resource
 import sys
-import tempfile
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .bounded import Job
 
 
 def _limit(memory: int, cpu: int) -> None:
@@ -17,37 +19,25 @@ def _limit(memory: int, cpu: int) -> None:
 
 
 def main() -> int:
-    _limit(int(sys.argv[1]), int(sys.argv[2]))
-    job = pickle.loads(sys.stdin.buffer.read())  # from our own parent process
+    memory = int(sys.argv[1])
+    _limit(memory, int(sys.argv[2]))
+    # Imported once the limits hold, so whatever the analysis loads (numpy, ijson; matplotlib for a picture) is
+    # fenced with it.
+    from .service import AnalysisError, analyze_job
+
+    job: Job = pickle.loads(sys.stdin.buffer.read())  # from our own parent process
+    answer: tuple[str, object]
     try:
-        answer = ("ok", _analyze(job))
+        answer = ("ok", analyze_job(job))
     except MemoryError:
         answer = (
             "error",
-            f"{job.filename}: this trace needs more than {int(sys.argv[1]) // 2**20} MB to analyse "
-            "(profile fewer steps)",
+            f"{job.filename}: this trace needs more than {memory // 2**20} MB to analyse (profile fewer steps)",
         )
-    except Exception as exc:
-        from .service import AnalysisError
-
-        if not isinstance(exc, AnalysisError):
-            raise
+    except AnalysisError as exc:
         answer = ("error", str(exc))
     sys.stdout.buffer.write(pickle.dumps(answer))
     return 0
-
-
-def _analyze(job):  # type: ignore[no-untyped-def]
-    from .service import analyze_path, check_upload
-
-    if job.data is None:
-        return analyze_path(Path(job.path), picture=job.picture, theme=job.theme)
-    check_upload(job.filename, len(job.data))
-    safe = Path(job.filename).name or "trace.json"
-    with tempfile.TemporaryDirectory(prefix="tracedrill-") as tmp:
-        path = Path(tmp) / safe
-        path.write_bytes(job.data)
-        return analyze_path(path, picture=job.picture, theme=job.theme)
 
 
 if __name__ == "__main__":

@@ -8,8 +8,12 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..scenarios.model import Scenario
+
+if TYPE_CHECKING:
+    from .png import Renderer
 
 KINDS = ("drill", "reveal")
 
@@ -27,7 +31,10 @@ class RenderKey:
 
 
 class RenderCache:
+    """Pictures by key, drawn by a renderer of its own (which keeps each drawing thread's glyphs warm)."""
+
     def __init__(self, max_items: int = 256, directory: Path | None = None) -> None:
+        self._renderer: Renderer | None = None  # made on the first picture drawn
         self._items: OrderedDict[RenderKey, bytes] = OrderedDict()
         self._max = max_items
         self._dir = directory
@@ -56,7 +63,7 @@ class RenderCache:
                     return self._items[key]
             data = self._from_disk(key)
             if data is None:
-                data = (draw or _draw)(scenario, theme, kind == "reveal")
+                data = (draw or self._draw)(scenario, theme, kind == "reveal")
                 self._to_disk(key, data)
                 with self._lock:
                     self.renders += 1
@@ -66,6 +73,17 @@ class RenderCache:
                     self._items.popitem(last=False)
                 self._key_locks.pop(key, None)
             return data
+
+    def _draw(self, scenario: Scenario, theme: str, reveal: bool) -> bytes:
+        # Imported here for start-up time: matplotlib adds ~0.3 s to a process, and many that make a cache never draw
+        # (the CLI's appeal and report commands build a drill engine, and so a cache, only to read the store).
+        from .png import Renderer
+
+        with self._lock:
+            if self._renderer is None:
+                self._renderer = Renderer()
+            renderer = self._renderer
+        return renderer.png(scenario, theme_name=theme, reveal=reveal)
 
     def _from_disk(self, key: RenderKey) -> bytes | None:
         if self._dir is None:
@@ -80,9 +98,3 @@ class RenderCache:
         tmp = self._dir / (key.filename() + ".tmp")
         tmp.write_bytes(data)
         tmp.replace(self._dir / key.filename())
-
-
-def _draw(scenario: Scenario, theme: str, reveal: bool) -> bytes:
-    from .png import render_png
-
-    return render_png(scenario, theme_name=theme, reveal=reveal)

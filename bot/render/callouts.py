@@ -12,13 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 from matplotlib.transforms import IdentityTransform
 
 from ..scenarios.model import Annotation
 from .rows import Row
-from .sprites import measure, place, placed
+from .sprites import TextLayer
 from .theme import Theme
 from .timeline import Drawn
 
@@ -28,17 +27,19 @@ PAD = 6
 FONT = 11
 _COST_BAR, _COST_TEXT, _COST_BLOCK = 3.0, 8.0, 400.0
 _PULL = 0.35  # cost per pixel of distance from the evidence
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in figure px (origin bottom-left)
 
 
 @dataclass(frozen=True, slots=True)
 class Callout:
-    box: tuple[float, float, float, float]  # x0, y0, x1, y1 in figure px (origin bottom-left)
-    evidence: tuple[float, float, float, float]
+    box: Box
+    evidence: Box
     label: str
 
 
 def annotate(
     ax: Axes,
+    layer: TextLayer,
     rows: list[Row],
     drawn: Drawn,
     window: tuple[float, float],
@@ -51,20 +52,58 @@ def annotate(
     left edge to `room_right` (figure px) at the axes' height."""
     fig = ax.get_figure(root=True)
     assert fig is not None
-    lo, hi = window
-    pos = ax.get_position()
     W, H = int(fig.bbox.width), int(fig.bbox.height)
+    left, bottom, right, top = _axes_px(ax, W, H)
+    evidence = _evidence(ax, (left, bottom, right, top), rows, drawn, window, annotations)
+    cost = _cost_image(W, H, drawn, layer, [ev for ev, _ in evidence], taken)
+    out: list[Callout] = []
+    for ev, a in evidence:
+        fig.add_artist(_highlight(ev, th, wide=ev[2] - ev[0] > 0.4 * (right - left)))
+        lines = _wrap(layer, a.label)
+        sizes = [layer.measure(line, FONT, bold=True) for line in lines]
+        bw = max(w for w, _ in sizes) + 2 * PAD
+        bh = sum(h for _, h in sizes) + 2 * PAD
+        bx0, by0 = _best_spot(cost, (left, bottom, room_right, top), bw, bh, ((ev[0] + ev[2]) / 2, (ev[1] + ev[3]) / 2))
+        call = Callout((bx0, by0, bx0 + bw, by0 + bh), ev, a.label)
+        _block(cost, call.box, _COST_BLOCK)
+        out.append(call)
+        fig.add_artist(_box(bx0, by0, bw, bh, th))
+        fig.add_artist(_arrow(ev, bx0, by0, bw, bh, th))
+        _drop_covered(layer, call.box)
+        y = by0 + bh - PAD
+        for line, (_, h) in zip(lines, sizes, strict=True):
+            layer.place(bx0 + PAD, y, line, FONT, th.text, bold=True, va="top", role="callout")
+            y -= h
+    taken.extend(out)
+    return out
 
-    left, right = pos.x0 * W, pos.x1 * W
-    bottom, top = pos.y0 * H, pos.y1 * H
+
+def _axes_px(ax: Axes, W: int, H: int) -> Box:
+    """The axes' left, bottom, right, top in figure px."""
+    pos = ax.get_position()
+    return pos.x0 * W, pos.y0 * H, pos.x1 * W, pos.y1 * H
+
+
+def _evidence(
+    ax: Axes,
+    area: Box,
+    rows: list[Row],
+    drawn: Drawn,
+    window: tuple[float, float],
+    annotations: list[Annotation],
+) -> list[tuple[Box, Annotation]]:
+    """Each annotation's evidence box in figure px (x0, y0, x1, y1), at least MIN_HIGHLIGHT_PX wide; annotations
+    on a row not drawn or outside the window are left out."""
+    lo, hi = window
+    left, bottom, right, top = area
     px_per_ms = (right - left) / ((hi - lo) / 1000)
     y_lo, y_hi = ax.get_ylim()  # inverted: y_lo is the bottom
     px_per_row = (top - bottom) / (y_lo - y_hi)
 
     def to_py(y: float) -> float:
-        return top - (y - y_hi) * px_per_row
+        return float(top - (y - y_hi) * px_per_row)
 
-    evidence: list[tuple[tuple[float, float, float, float], Annotation]] = []
+    out: list[tuple[Box, Annotation]] = []
     for a in annotations:
         idx = next((i for i, r in enumerate(rows) if r.rank == a.rank and r.track == a.track), None)
         s, e = max(a.start, lo), min(a.end, hi)
@@ -75,73 +114,60 @@ def annotate(
             mid = (x0 + x1) / 2
             x0, x1 = max(left, mid - MIN_HIGHLIGHT_PX / 2), min(right, mid + MIN_HIGHLIGHT_PX / 2)
         y = drawn.row_y[idx]
-        evidence.append(((x0, to_py(y + 0.5), x1, to_py(y - 0.5)), a))
-    cost = _cost_image(W, H, drawn, fig, [ev for ev, _ in evidence], taken)
-    out: list[Callout] = []
-    for ev, a in evidence:
-        ex0, ey0, ex1, ey1 = ev
-        wide = ex1 - ex0 > 0.4 * (right - left)  # a wide span keeps its bars readable under a fainter fill
-        fig.add_artist(
-            Rectangle(
-                (ex0, ey0),
-                ex1 - ex0,
-                ey1 - ey0,
-                transform=IdentityTransform(),
-                facecolor=th.highlight,
-                alpha=0.08 if wide else 0.25,
-                edgecolor=th.highlight,
-                linewidth=2.0,
-                zorder=5,
-            )
-        )
-        lines = _wrap(a.label)
-        sizes = [measure(line, FONT, bold=True) for line in lines]
-        bw = max(w for w, _ in sizes) + 2 * PAD
-        bh = sum(h for _, h in sizes) + 2 * PAD
-        box = _best_spot(cost, (left, bottom, room_right, top), bw, bh, ((ex0 + ex1) / 2, (ey0 + ey1) / 2))
-        bx0, by0 = box
-        call = Callout((bx0, by0, bx0 + bw, by0 + bh), ev, a.label)
-        _block(cost, call.box, _COST_BLOCK)
-        out.append(call)
-        fig.add_artist(
-            FancyBboxPatch(
-                (bx0, by0),
-                bw,
-                bh,
-                boxstyle="round,pad=0,rounding_size=5",
-                transform=IdentityTransform(),
-                facecolor=th.callout_bg,
-                edgecolor=th.highlight,
-                linewidth=1.6,
-                zorder=7,
-            )
-        )
-        target = ((ex0 + ex1) / 2, ey1 if by0 >= ey1 else ey0)
-        source = (min(max(target[0], bx0 + 8), bx0 + bw - 8), by0 if by0 >= ey1 else by0 + bh)
-        fig.add_artist(
-            FancyArrowPatch(
-                source,
-                target,
-                transform=IdentityTransform(),
-                arrowstyle="-|>",
-                mutation_scale=12,
-                color=th.highlight,
-                linewidth=1.6,
-                zorder=6,
-            )
-        )
-        _drop_covered(fig, call.box)
-        y = by0 + bh - PAD
-        for line, (_, h) in zip(lines, sizes, strict=True):
-            place(fig, bx0 + PAD, y, line, FONT, th.text, bold=True, va="top", role="callout")
-            y -= h
-    taken.extend(out)
+        out.append(((x0, to_py(y + 0.5), x1, to_py(y - 0.5)), a))
     return out
 
 
-def _wrap(label: str, max_px: float = 330.0) -> list[str]:
+def _highlight(ev: Box, th: Theme, *, wide: bool) -> Rectangle:
+    """The evidence's fill; a wide span keeps its bars readable under a fainter one."""
+    x0, y0, x1, y1 = ev
+    return Rectangle(
+        (x0, y0),
+        x1 - x0,
+        y1 - y0,
+        transform=IdentityTransform(),
+        facecolor=th.highlight,
+        alpha=0.08 if wide else 0.25,
+        edgecolor=th.highlight,
+        linewidth=2.0,
+        zorder=5,
+    )
+
+
+def _box(bx0: float, by0: float, bw: float, bh: float, th: Theme) -> FancyBboxPatch:
+    return FancyBboxPatch(
+        (bx0, by0),
+        bw,
+        bh,
+        boxstyle="round,pad=0,rounding_size=5",
+        transform=IdentityTransform(),
+        facecolor=th.callout_bg,
+        edgecolor=th.highlight,
+        linewidth=1.6,
+        zorder=7,
+    )
+
+
+def _arrow(ev: Box, bx0: float, by0: float, bw: float, bh: float, th: Theme) -> FancyArrowPatch:
+    """From the box's edge facing the evidence to the middle of the evidence's facing edge."""
+    ex0, ey0, ex1, ey1 = ev
+    target = ((ex0 + ex1) / 2, ey1 if by0 >= ey1 else ey0)
+    source = (min(max(target[0], bx0 + 8), bx0 + bw - 8), by0 if by0 >= ey1 else by0 + bh)
+    return FancyArrowPatch(
+        source,
+        target,
+        transform=IdentityTransform(),
+        arrowstyle="-|>",
+        mutation_scale=12,
+        color=th.highlight,
+        linewidth=1.6,
+        zorder=6,
+    )
+
+
+def _wrap(layer: TextLayer, label: str, max_px: float = 330.0) -> list[str]:
     """One line, or two split at the space nearest the middle when the line would be wider than `max_px`."""
-    if measure(label, FONT, bold=True)[0] <= max_px or " " not in label:
+    if layer.measure(label, FONT, bold=True)[0] <= max_px or " " not in label:
         return [label]
     spaces = [i for i, c in enumerate(label) if c == " "]
     cut = min(spaces, key=lambda i: abs(i - len(label) / 2))
@@ -149,14 +175,14 @@ def _wrap(label: str, max_px: float = 330.0) -> list[str]:
 
 
 def _cost_image(
-    W: int, H: int, drawn: Drawn, fig: Figure, evidence: list[tuple[float, float, float, float]], taken: list[Callout]
+    W: int, H: int, drawn: Drawn, layer: TextLayer, evidence: list[Box], taken: list[Callout]
 ) -> np.ndarray:
     """Per-pixel cost (rows bottom-up, like figure px)."""
     cost = np.zeros((H // CELL + 1, W // CELL + 1), dtype=np.float32)
     for boxes in drawn.bars_px:
         for x0, y0, x1, y1 in boxes:
             _block(cost, (x0, y0, x1, y1), _COST_BAR)
-    for item in placed(fig):
+    for item in layer.items:
         _block(cost, item.box, _COST_BLOCK if item.role in ("header", "callout") else _COST_TEXT)
     for ev in evidence:
         _block(cost, (ev[0] - 4, ev[1] - 4, ev[2] + 4, ev[3] + 4), _COST_BLOCK)
@@ -165,7 +191,7 @@ def _cost_image(
     return cost
 
 
-def _block(cost: np.ndarray, box: tuple[float, float, float, float], value: float) -> None:
+def _block(cost: np.ndarray, box: Box, value: float) -> None:
     H, W = cost.shape
     x0, y0 = max(int(box[0] // CELL), 0), max(int(box[1] // CELL), 0)
     x1, y1 = min(int(np.ceil(box[2] / CELL)), W), min(int(np.ceil(box[3] / CELL)), H)
@@ -174,9 +200,7 @@ def _block(cost: np.ndarray, box: tuple[float, float, float, float], value: floa
         np.maximum(region, value, out=region)
 
 
-def _best_spot(
-    cost: np.ndarray, area: tuple[float, float, float, float], bw: float, bh: float, toward: tuple[float, float]
-) -> tuple[float, float]:
+def _best_spot(cost: np.ndarray, area: Box, bw: float, bh: float, toward: tuple[float, float]) -> tuple[float, float]:
     """Lower-left corner of the cheapest bw × bh box inside `area`."""
     left, bottom, right, top = (v / CELL for v in area)
     bw_i, bh_i = int(np.ceil(bw / CELL)), int(np.ceil(bh / CELL))
@@ -194,10 +218,10 @@ def _best_spot(
     return float(X[i] * CELL), float(Y[i] * CELL)
 
 
-def _drop_covered(fig: Figure, box: tuple[float, float, float, float]) -> None:
-    items = placed(fig)
-    for item in list(items):
+def _drop_covered(layer: TextLayer, box: Box) -> None:
+    """Drop the row and bar labels a callout box covers: nothing prints over a box."""
+    for item in list(layer.items):
         if item.role in ("bar", "label"):
             x0, y0, x1, y1 = item.box
             if x0 < box[2] and box[0] < x1 and y0 < box[3] and box[1] < y1:
-                items.remove(item)
+                layer.remove(item)
