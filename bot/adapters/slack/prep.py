@@ -5,7 +5,6 @@ Everything a person typed is escaped before it is quoted."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -37,7 +36,6 @@ from .payloads import (
 )
 from .replies import SLACK_ERRORS, ephemeral, ephemeral_in, is_admin
 
-log = logging.getLogger(__name__)
 MATH_ACTION = "math_answer"
 MATH_MODAL = "math_modal"
 MATH_BLOCK, MATH_INPUT = "math_block", "math_input"
