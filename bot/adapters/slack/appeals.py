@@ -23,7 +23,7 @@ from ...drills.hints import HINT_COSTS
 from ...drills.ports import UserRef
 from ...drills.synonyms import PARTS
 from ..common.runner import Runner
-from .blocks import escape
+from .blocks import escape, input_block
 from .lazy import ack_only
 from .payloads import PLATFORM, action_id, channel_id_of, choice_field, metadata, number, team_of, text_field, user_of
 from .replies import SLACK_ERRORS, ephemeral_in, is_admin
@@ -129,11 +129,6 @@ def ruling_modal(info: AppealInfo, open_parts: list[str]) -> dict[str, Any]:
     }
 
 
-def _input(block: str, label: str, element: dict[str, Any], *, optional: bool = False) -> dict[str, Any]:
-    out = {"type": "input", "block_id": block, "label": {"type": "plain_text", "text": label}, "element": element}
-    return out | {"optional": True} if optional else out
-
-
 def _select(action: str, options: list[tuple[str, str]], initial: tuple[str, str]) -> dict[str, Any]:
     return {
         "type": "static_select",
@@ -148,21 +143,23 @@ def _ruling_inputs(open_parts: list[str]) -> list[dict[str, Any]]:
     decisions = [_option("accept", "Accept"), _option("reject", "Reject")]
     remember = "Remember for this workspace (a short phrase from the reply)"
     return [
-        _input(PART_BLOCK, "Part", _select(PART_INPUT, parts, parts[0])),
-        _input(DECISION_BLOCK, "Ruling", {"type": "radio_buttons", "action_id": DECISION_INPUT, "options": decisions}),
-        _input(
+        input_block(PART_BLOCK, "Part", _select(PART_INPUT, parts, parts[0])),
+        input_block(
+            DECISION_BLOCK, "Ruling", {"type": "radio_buttons", "action_id": DECISION_INPUT, "options": decisions}
+        ),
+        input_block(
             CREDIT_BLOCK,
             "Credit if accepted",
             _select(CREDIT_INPUT, [(c, c) for c in ("0", "0.5", "1")], ("1", "1")),
             optional=True,
         ),
-        _input(
+        input_block(
             NOTE_BLOCK,
             "Note to the appellant",
             {"type": "plain_text_input", "action_id": NOTE_INPUT, "max_length": 1000},
             optional=True,
         ),
-        _input(
+        input_block(
             REMEMBER_BLOCK,
             remember,
             {"type": "plain_text_input", "action_id": REMEMBER_INPUT, "max_length": 60},
