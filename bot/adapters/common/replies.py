@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from ...analyze.service import AnalysisResult, analyze_bytes
+from ...drills.errors import DrillError
 
+log = logging.getLogger(__name__)
 ECHO_CHARS = 500
+PREFILL_SECONDS = 1.0  # Slack and Discord want the form within 3 s: a slow lookup skips the pre-fill
 
 
 class _Feedback(Protocol):
@@ -43,3 +47,13 @@ async def analyze_download(name: str, download: Callable[[], Awaitable[bytes]]) 
     Raises AnalysisError with one line for the person who shared it."""
     data = await download()
     return await asyncio.to_thread(analyze_bytes, name, data)
+
+
+async def prefill(last_answer: Awaitable[str | None]) -> str:
+    """The person's last answer, to show in a reopened form so they can revise it; blank when there is none or
+    when the lookup is slow or refused (the form must open in time either way)."""
+    try:
+        return await asyncio.wait_for(last_answer, PREFILL_SECONDS) or ""
+    except (TimeoutError, DrillError) as exc:
+        log.info("answer form opened blank: %s", type(exc).__name__)
+        return ""

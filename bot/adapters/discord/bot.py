@@ -4,7 +4,6 @@ answer modal. Every interaction is answered or deferred at once; the work runs a
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import json
 import logging
@@ -14,11 +13,11 @@ import discord
 from discord import app_commands
 
 from ...drills.engine import DrillEngine
-from ...drills.errors import DrillError, NotRecorded
+from ...drills.errors import NotRecorded
 from ...drills.home import HomeService
 from ...drills.service import TeamService
 from ...store import state
-from ..common.replies import answer_receipt
+from ..common.replies import answer_receipt, prefill
 from ..common.runner import Runner
 from .appeals import DiscordAppeals
 from .chat import DiscordChat
@@ -31,7 +30,6 @@ from .views import DiagnosisModal, SubmitButton, modal_drill, submitted_answer
 
 __all__ = ["INVITE_PERMISSIONS", "PLATFORM", "TraceBot"]
 log = logging.getLogger(__name__)
-PREFILL_SECONDS = 1.0  # Discord wants the modal within 3 s: a slow lookup skips the pre-fill
 # The invite link's permissions: View Channel, Send Messages, Send Messages in Threads, Create Public Threads,
 # Embed Links, Attach Files, Read Message History. Not Manage Threads. The README quotes this value.
 INVITE_PERMISSIONS = discord.Permissions(
@@ -97,10 +95,8 @@ class TraceBot:
 
     async def open_modal(self, interaction: discord.Interaction, drill_id: int) -> None:
         _, user = refs(interaction)
-        previous: str | None = None
-        with contextlib.suppress(TimeoutError, DrillError):  # reopening shows your last answer, to revise
-            previous = await asyncio.wait_for(self.service.last_answer(drill_id, user), PREFILL_SECONDS)
-        await interaction.response.send_modal(DiagnosisModal(drill_id, self.settings.max_answer_chars, previous or ""))
+        previous = await prefill(self.service.last_answer(drill_id, user))
+        await interaction.response.send_modal(DiagnosisModal(drill_id, self.settings.max_answer_chars, previous))
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """Answer-form submissions, whichever opening of the form they come from (see views.py)."""

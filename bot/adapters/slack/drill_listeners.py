@@ -4,8 +4,6 @@ background after the modal closes."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -14,10 +12,9 @@ from slack_bolt.async_app import AsyncApp
 
 from ...drills.commands import USAGE, Command, parse
 from ...drills.engine import DrillEngine
-from ...drills.errors import DrillError
 from ...drills.ports import ChannelRef, UserRef
 from ...drills.service import TeamService
-from ..common.replies import answer_receipt
+from ..common.replies import answer_receipt, prefill
 from ..common.runner import Runner
 from .analyze import analyze_shared_trace
 from .blocks import ANSWER_BLOCK, ANSWER_INPUT, MODAL_CALLBACK, SUBMIT_ACTION, answer_modal, escape, receipt_view
@@ -40,8 +37,6 @@ from .payloads import (
 )
 from .replies import SLACK_ERRORS, SUBMIT_ERRORS, ephemeral, is_admin, tell
 from .settings import SlackSettings
-
-PREFILL_SECONDS = 1.0  # the modal must open within Slack's 3 s trigger window: a slow lookup skips the pre-fill
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,14 +154,10 @@ class DrillListeners:
         drill_id = action_id(body)
         if drill_id is None:
             return
-        previous: str | None = None
-        with contextlib.suppress(TimeoutError, DrillError):  # reopening shows your last answer, to revise
-            previous = await asyncio.wait_for(
-                self.service.last_answer(drill_id, user_of(body, named=False)), PREFILL_SECONDS
-            )
+        previous = await prefill(self.service.last_answer(drill_id, user_of(body, named=False)))
         await client.views_open(
             trigger_id=body["trigger_id"],
-            view=answer_modal(drill_id, channel_id_of(body), self.settings.max_answer_chars, previous or ""),
+            view=answer_modal(drill_id, channel_id_of(body), self.settings.max_answer_chars, previous),
         )
 
     async def answer_submitted(self, ack: Any, body: dict[str, Any], view: dict[str, Any], client: Any) -> None:
