@@ -175,7 +175,7 @@ async def _start_slack(
     settings = SlackSettings()
     install(settings.secrets())
     runtime = build_slack(engine, service, settings, prep)
-    stack.push_async_callback(runtime.chat.close)
+    stack.push_async_callback(runtime.close)  # pending work after acks, then the chat client
     engine.chats[PLATFORM] = runtime.chat
     if runtime.states is not None:
         scheduler.maintenance.append(runtime.states.purge_expired)

@@ -7,31 +7,28 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import discord
 from discord import app_commands
 
-from ...drills.appeals import STATUSES, AppealService
+from ...drills.appeals import STATUSES, AppealService, Ruling
 from ...drills.errors import DrillError
 from ...drills.hint_service import HintService
-from ...drills.ports import UserRef
 from ...drills.synonyms import PARTS
+from .codes import NO_PINGS
+from .interactions import PLATFORM, followup, may_manage, user_of
+from .routes import routes
 
 if TYPE_CHECKING:
     from .bot import TraceBot
 
 log = logging.getLogger(__name__)
-PLATFORM = "discord"
 HINT_TEMPLATE = r"tracedrill:hint:(?P<drill>[0-9]{1,12})"
 APPEAL_TEMPLATE = r"tracedrill:appeal:(?P<drill>[0-9]{1,12})"
-NO_PINGS = discord.AllowedMentions.none()
-Press = Callable[[discord.Interaction, int], Awaitable[None]]
 
 
 class HintButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=HINT_TEMPLATE):
-    on_press: Press | None = None  # bound by DiscordAppeals
-
     def __init__(self, drill_id: int) -> None:
         super().__init__(
             discord.ui.Button(
@@ -49,13 +46,12 @@ class HintButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=HINT_T
         return cls(int(match["drill"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        if HintButton.on_press is not None:
-            await HintButton.on_press(interaction, self.drill_id)
+        press = routes(interaction.client).hint
+        if press is not None:
+            await press(interaction, self.drill_id)
 
 
 class AppealButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=APPEAL_TEMPLATE):
-    on_press: Press | None = None
-
     def __init__(self, drill_id: int) -> None:
         super().__init__(
             discord.ui.Button(
@@ -73,8 +69,9 @@ class AppealButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=APPE
         return cls(int(match["drill"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        if AppealButton.on_press is not None:
-            await AppealButton.on_press(interaction, self.drill_id)
+        press = routes(interaction.client).appeal
+        if press is not None:
+            await press(interaction, self.drill_id)
 
 
 OnAppeal = Callable[[discord.Interaction, int, str, str], Awaitable[None]]
@@ -114,17 +111,13 @@ def feedback_view(drill_id: int) -> discord.ui.View:
     return view
 
 
-def _user(interaction: discord.Interaction) -> UserRef:
-    return UserRef(PLATFORM, str(interaction.guild_id or ""), str(interaction.user.id), interaction.user.display_name)
-
-
 class DiscordAppeals:
     def __init__(self, bot: TraceBot) -> None:
         self.bot = bot
         self.hints = HintService(bot.engine)
         self.appeals = AppealService(bot.engine)
-        HintButton.on_press = self.hint
-        AppealButton.on_press = self.open_appeal
+        bound = routes(bot.client)
+        bound.hint, bound.appeal = self.hint, self.open_appeal
         self._register(bot.tree)
 
     @staticmethod
@@ -133,11 +126,12 @@ class DiscordAppeals:
 
     async def hint(self, interaction: discord.Interaction, drill_id: int) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
-        try:
-            text = (await self.hints.hint(drill_id, _user(interaction))).private_text()
-        except DrillError as exc:
-            text = str(exc)
-        await interaction.followup.send(text[:2000], ephemeral=True, allowed_mentions=NO_PINGS)
+        hints = self.hints
+
+        async def hint_text() -> str:
+            return (await hints.hint(drill_id, user_of(interaction))).private_text()
+
+        await self.bot.runner.reply_after(f"hint for drill {drill_id}", hint_text(), followup(interaction))
 
     async def open_appeal(self, interaction: discord.Interaction, drill_id: int) -> None:
         await interaction.response.send_modal(AppealModal(drill_id, self.appealed))
@@ -145,19 +139,60 @@ class DiscordAppeals:
     async def appealed(self, interaction: discord.Interaction, drill_id: int, part: str, reason: str) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         part = part.strip().lower() or "all"
-        try:
-            info = await self.appeals.file(drill_id, _user(interaction), reason, part)
-            text = f"Appeal #{info.appeal_id} on drill #{drill_id} is open; you will hear the ruling by DM."
-        except DrillError as exc:
-            text = str(exc)
-        await interaction.followup.send(text[:2000], ephemeral=True, allowed_mentions=NO_PINGS)
+
+        async def receipt() -> str:
+            info = await self.appeals.file(drill_id, user_of(interaction), reason, part)
+            return f"Appeal #{info.appeal_id} on drill #{drill_id} is open; you will hear the ruling by DM."
+
+        await self.bot.runner.reply_after(f"appeal on drill {drill_id}", receipt(), followup(interaction))
 
     async def may_review(self, interaction: discord.Interaction) -> bool:
-        perms = interaction.permissions
         roles = [str(r.id) for r in getattr(interaction.user, "roles", [])]
-        return await self.appeals.may_review(
-            _user(interaction), is_admin=perms.manage_guild or perms.administrator, groups=roles
+        return await self.appeals.may_review(user_of(interaction), is_admin=may_manage(interaction), groups=roles)
+
+    async def list_text(self, interaction: discord.Interaction, status: str) -> str:
+        if not await self.may_review(interaction):
+            return "Only reviewers see appeals (Manage Server, or a person or role set as reviewer)."
+        rows = await self.appeals.list_appeals(PLATFORM, str(interaction.guild_id or ""), status)
+        md = discord.utils.escape_markdown
+        lines = [f"#{a.appeal_id} · drill #{a.drill_id} · {md(a.user)} · {a.part}: {md(a.reason)[:200]}" for a in rows]
+        return "\n".join(lines) or f"No {status} appeals."
+
+    async def rule(self, interaction: discord.Interaction, asked: RuleAsked) -> None:
+        reply = followup(interaction)
+        if not await self.may_review(interaction):
+            await interaction.followup.send("Only reviewers rule on appeals.", ephemeral=True)
+            return
+        appeal, part, decision, credit, note, remember = asked
+        try:
+            ruling = await self.appeals.resolve(
+                PLATFORM,
+                str(interaction.guild_id or ""),
+                appeal,
+                accept=decision == "accept",
+                part=part,
+                reviewer=str(interaction.user.id),
+                credit=None if credit is None else float(credit),
+                note=note,
+                remember=remember,
+                told=True,
+            )
+        except DrillError as exc:
+            await reply(str(exc))
+            return
+        await reply(
+            f"Appeal #{appeal}: {part} {ruling.status}; points {ruling.points_before} → {ruling.points}."
+            + (f" Remembered “{ruling.remembered}” for this server." if ruling.remembered else "")
         )
+        await self._tell(ruling, note)
+
+    async def _tell(self, ruling: Ruling, note: str) -> None:
+        try:
+            person = await self.bot.client.fetch_user(int(ruling.appellant.user))
+            await person.send(ruling.appellant_text(note)[:2000], allowed_mentions=NO_PINGS)
+        except Exception as exc:  # the ruling stands; the notice sweep tells them later
+            log.warning("appeal notification failed: %s", type(exc).__name__)
+            await self.appeals.untold(ruling.appeal_id)
 
     def _register(self, tree: app_commands.CommandTree[Any]) -> None:
         @tree.command(name="trace-appeals", description="Reviewers: appeals in this server (open by default)")
@@ -168,19 +203,7 @@ class DiscordAppeals:
                 await interaction.response.send_message("Status is open, accepted or rejected.", ephemeral=True)
                 return
             await interaction.response.defer(ephemeral=True)
-            if not await self.may_review(interaction):
-                text = "Only reviewers see appeals (Manage Server, or a person or role set as reviewer)."
-            else:
-                rows = await self.appeals.list_appeals(PLATFORM, str(interaction.guild_id or ""), status)
-                text = (
-                    "\n".join(
-                        f"#{a.appeal_id} · drill #{a.drill_id} · {discord.utils.escape_markdown(a.user)} · {a.part}: "
-                        f"{discord.utils.escape_markdown(a.reason)[:200]}"
-                        for a in rows
-                    )
-                    or f"No {status} appeals."
-                )
-            await interaction.followup.send(text[:2000], ephemeral=True, allowed_mentions=NO_PINGS)
+            await followup(interaction)(await self.list_text(interaction, status))
 
         @tree.command(name="trace-rule", description="Reviewers: rule on one part of an appeal")
         @app_commands.guild_only()
@@ -204,34 +227,15 @@ class DiscordAppeals:
                 )
                 return
             await interaction.response.defer(ephemeral=True)
-            if not await self.may_review(interaction):
-                await interaction.followup.send("Only reviewers rule on appeals.", ephemeral=True)
-                return
-            try:
-                ruling = await self.appeals.resolve(
-                    PLATFORM,
-                    str(interaction.guild_id or ""),
-                    appeal,
-                    accept=decision == "accept",
-                    part=part,
-                    reviewer=str(interaction.user.id),
-                    credit=None if credit is None else float(credit),
-                    note=note,
-                    remember=remember,
-                    told=True,
-                )
-            except DrillError as exc:
-                await interaction.followup.send(str(exc)[:2000], ephemeral=True, allowed_mentions=NO_PINGS)
-                return
-            await interaction.followup.send(
-                f"Appeal #{appeal}: {part} {ruling.status}; points {ruling.points_before} → {ruling.points}."
-                + (f" Remembered “{ruling.remembered}” for this server." if ruling.remembered else ""),
-                ephemeral=True,
-                allowed_mentions=NO_PINGS,
-            )
-            try:
-                person = await self.bot.client.fetch_user(int(ruling.appellant.user))
-                await person.send(ruling.appellant_text(note)[:2000], allowed_mentions=NO_PINGS)
-            except Exception as exc:  # the ruling stands; the notice sweep tells them later
-                log.warning("appeal notification failed: %s", type(exc).__name__)
-                await self.appeals.untold(ruling.appeal_id)
+            await self.rule(interaction, RuleAsked(appeal, part, decision, credit, note, remember))
+
+
+class RuleAsked(NamedTuple):
+    """`/trace-rule`'s options, checked."""
+
+    appeal: int
+    part: str
+    decision: str
+    credit: str | None
+    note: str
+    remember: str | None

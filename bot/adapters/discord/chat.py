@@ -15,22 +15,20 @@ import discord
 from ...cleantext import in_code_block
 from ...drills.errors import ChatUnreachable
 from ...drills.ports import ChannelRef, DrillPost, MessageRef, RevealPost, UserRef
+from .appeals import feedback_view
+from .codes import (
+    CANNOT_DM,
+    MISSING_PERMISSIONS,
+    NO_PINGS,
+    PERMANENT,
+    THREAD_ALREADY_CREATED,
+    WRONG_CHANNEL_TYPE,
+)
+from .pages import pages
 from .views import drill_view
 
 log = logging.getLogger(__name__)
-NO_PINGS = discord.AllowedMentions.none()
 TOKEN_LIFETIME = 15 * 60 - 30  # seconds a follow-up webhook token may still be used
-THREAD_ALREADY_CREATED = 160004
-MISSING_ACCESS, MISSING_PERMISSIONS, CANNOT_DM = 50001, 50013, 50007
-WRONG_CHANNEL_TYPE = 50024  # e.g. starting a thread inside a thread or a forum post
-UNKNOWN_CHANNEL, UNKNOWN_MESSAGE = 10003, 10008
-PERMANENT = {MISSING_ACCESS, MISSING_PERMISSIONS, UNKNOWN_CHANNEL}
-PERMISSION_HELP = (
-    "I'm missing a permission in this channel (Discord error 50013). tracedrill needs View Channel, Send "
-    "Messages, Send Messages in Threads, Create Public Threads, Embed Links, Attach Files and Read Message "
-    "History here: ask someone with Manage Server to grant them to the tracedrill role (or re-invite it with "
-    "the link in the README). Nothing was posted."
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,10 +58,6 @@ def drill_embed(post: DrillPost) -> discord.Embed:
 
 def _guild(channel: ChannelRef) -> int | None:
     return int(channel.workspace) if channel.workspace.isdigit() else None
-
-
-def chunks(text: str, size: int = 1900) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
 
 
 class DiscordChat:
@@ -116,7 +110,7 @@ class DiscordChat:
                 allowed_mentions=NO_PINGS,
                 reference=reference,  # type: ignore[arg-type]  # discord.py's stub omits None, which it accepts
             )
-            for part in chunks(post.text):
+            for part in pages(post.text):
                 await target.send(in_code_block(part), allowed_mentions=NO_PINGS)
             last = await target.send(
                 "**Scores**\n" + (ranked or "Nobody answered this one."), allowed_mentions=NO_PINGS
@@ -169,7 +163,7 @@ class DiscordChat:
     ) -> None:
         """The interaction's follow-up while its token lives (15 minutes), else a DM; with DMs closed, a note in
         the reveal thread that pings only that person. `view` (e.g. "Appeal this grade") goes under the last part."""
-        *head, last = chunks(text)
+        *head, last = pages(text)
         follow = self.followups.get((channel.channel, user.user))
         if follow is not None and follow.expires > time.monotonic():
             try:
@@ -205,8 +199,6 @@ class DiscordChat:
         self, channel: ChannelRef, user: UserRef, drill_id: int, text: str, *, thread: MessageRef | None = None
     ) -> None:
         """Private feedback with "Appeal this grade" under its last part (FeedbackPort)."""
-        from .appeals import feedback_view
-
         await self.send_private(channel, user, text, thread=thread, view=feedback_view(drill_id))
 
     async def announce(self, channel: ChannelRef, text: str) -> None:

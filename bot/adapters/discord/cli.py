@@ -4,12 +4,10 @@ Developer Portal, or to force a stale registration); `serve` syncs by itself onl
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 import click
 
-if TYPE_CHECKING:
-    from .settings import DiscordSettings
+from .settings import DiscordSettings
 
 
 @click.group(name="discord")
@@ -21,8 +19,6 @@ def discord_group() -> None:
 @click.option("--force", is_flag=True, help="Sync even when the command tree is unchanged since the last sync.")
 def sync_command(force: bool) -> None:
     """Register the slash commands (globally, or in DISCORD_GUILD_IDS)."""
-    from .settings import DiscordSettings
-
     settings = DiscordSettings()
     if settings.token is None:
         raise click.ClickException("Discord needs DISCORD_TOKEN (the bot token from the Developer Portal)")
@@ -34,6 +30,8 @@ def sync_command(force: bool) -> None:
 
 
 async def sync_once(settings: DiscordSettings, *, force: bool) -> list[str]:
+    # Here, not at the top: `tracedrill --help` builds this command group, and should not load discord.py,
+    # the database layer and the drill engine to print its help.
     from ...app import build_core
     from ...settings import CoreSettings
     from .bot import TraceBot

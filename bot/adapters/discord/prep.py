@@ -4,7 +4,6 @@ their persistent buttons (dynamic items keyed by id) and modals, and the posts. 
 from __future__ import annotations
 
 import io
-import logging
 import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -12,35 +11,28 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from ...drills.errors import DrillError
 from ...drills.ports import ChannelRef, MessageRef, UserRef
 from ...interview.ports import InterviewInvite, RoundPost
 from ...interview.session import MAX_ROUNDS
 from ...mathdrill.answers import MAX_ANSWER_CHARS, UnreadableAnswer, parse_answer
 from ...mathdrill.ports import MathPost, MathRevealPost
 from ...mathdrill.questions import KINDS
-from ...prep.commands import parse_prep
+from ...prep.commands import PrepCommand, parse_prep
 from ...prep.root import PrepServices
 from ...prep.schedules import schedule_off, set_schedule
-from .chat import NO_PINGS, THREAD_ALREADY_CREATED, chunks
+from ..common.runner import ErrorTable
+from .codes import NO_PINGS, THREAD_ALREADY_CREATED
+from .interactions import followup, may_manage, refs, submit_errors
+from .pages import pages
+from .routes import routes
 
 if TYPE_CHECKING:
     from .bot import TraceBot
 
-log = logging.getLogger(__name__)
 KIND_CHOICES = [app_commands.Choice(name=k, value=k) for k in KINDS]
 WHAT_CHOICES = [app_commands.Choice(name=w, value=w) for w in ("math", "interview")]
 PERIOD_CHOICES = [app_commands.Choice(name=p, value=p) for p in ("week", "month", "all")]
 MAX_ROUND_CHARS = 4000
-Handler = Callable[[discord.Interaction, int, int], Awaitable[None]]
-
-
-class _Handlers:
-    """What the persistent buttons call; bound by register_prep (one bot per process)."""
-
-    math: Handler | None = None
-    round: Handler | None = None
-    start: Handler | None = None
 
 
 class MathButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"tracedrill:math:(?P<id>[0-9]{1,12})"):
@@ -59,8 +51,9 @@ class MathButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"trac
         return cls(int(match["id"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        if _Handlers.math is not None:
-            await _Handlers.math(interaction, self.key, 0)
+        press = routes(interaction.client).math
+        if press is not None:
+            await press(interaction, self.key)
 
 
 class RoundButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"tracedrill:round:(?P<id>[0-9]{1,12})"):
@@ -79,8 +72,9 @@ class RoundButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"tra
         return cls(int(match["id"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        if _Handlers.round is not None:
-            await _Handlers.round(interaction, self.key, 0)
+        press = routes(interaction.client).round
+        if press is not None:
+            await press(interaction, self.key)
 
 
 class StartButton(
@@ -104,8 +98,9 @@ class StartButton(
         return cls(int(match["rounds"]), int(match["group"] or 0))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        if _Handlers.start is not None:
-            await _Handlers.start(interaction, self.rounds, self.group_id)
+        press = routes(interaction.client).start
+        if press is not None:
+            await press(interaction, self.rounds, self.group_id)
 
 
 class AnswerModal(discord.ui.Modal):
@@ -181,13 +176,13 @@ class DiscordPrepChat:
     async def post_math_reveal(self, ref: MessageRef, post: MathRevealPost) -> MessageRef:
         thread = await self._thread(ref, f"Math #{post.question_id} · reveal")
         last = None
-        for part in chunks(post.text()):
+        for part in pages(post.text()):
             last = await thread.send(f"```\n{part}\n```", allowed_mentions=NO_PINGS)
         return MessageRef(ref.channel, str(last.id) if last else "")
 
     async def send_private(self, channel: ChannelRef, user: UserRef, text: str) -> None:
         person = await self.client.fetch_user(int(user.user))
-        for part in chunks(text):
+        for part in pages(text):
             await person.send(part, allowed_mentions=NO_PINGS)
 
     async def post_round(self, channel: ChannelRef, post: RoundPost) -> MessageRef:
@@ -215,7 +210,7 @@ class DiscordPrepChat:
     async def post_text(self, ref: MessageRef, text: str) -> MessageRef:
         thread = await self._thread(ref, "Interview feedback")
         last = None
-        for part in chunks(text):
+        for part in pages(text):
             last = await thread.send(part, allowed_mentions=NO_PINGS)
         return MessageRef(ref.channel, str(last.id) if last else "")
 
@@ -229,14 +224,7 @@ class DiscordPrepChat:
         return MessageRef(channel, str(message.id))
 
 
-def _refs(interaction: discord.Interaction) -> tuple[ChannelRef, UserRef]:
-    from .bot import refs
-
-    return refs(interaction)
-
-
-async def _say(interaction: discord.Interaction, text: str) -> None:
-    await interaction.followup.send(text[:2000], ephemeral=True, allowed_mentions=NO_PINGS)
+ROUND_ERRORS: ErrorTable = submit_errors("Something went wrong; `/trace-interview resume:True` continues.")
 
 
 def register_prep(bot: TraceBot, prep: PrepServices) -> None:
@@ -245,19 +233,16 @@ def register_prep(bot: TraceBot, prep: PrepServices) -> None:
     prep.math.chats["discord"] = chat
     prep.interview.chats["discord"] = chat
     bot.client.add_dynamic_items(MathButton, RoundButton, StartButton)
-    tree = bot.tree
+    buttons = PrepButtons(bot, prep)
+    bound = routes(bot.client)
+    bound.math, bound.round, bound.start = buttons.open_math, buttons.open_round, buttons.start_invited
+    _register_math(bot, prep)
+    _register_interview(bot, prep)
+    _register_schedule(bot, prep)
 
-    async def work(interaction: discord.Interaction, coro: Awaitable[str]) -> None:
-        try:
-            text = await coro
-        except DrillError as exc:
-            text = str(exc)
-        except Exception:
-            log.exception("interview-prep command failed")
-            text = "Something went wrong; please try again."
-        await _say(interaction, text)
 
-    @tree.command(name="trace-math", description="A 30-second mental-math question (busbw, bubble, ridge, MFU…)")
+def _register_math(bot: TraceBot, prep: PrepServices) -> None:
+    @bot.tree.command(name="trace-math", description="A 30-second mental-math question (busbw, bubble, ridge, MFU…)")
     @app_commands.guild_only()
     @app_commands.choices(kind=KIND_CHOICES)
     async def trace_math(interaction: discord.Interaction, kind: str | None = None) -> None:
@@ -265,15 +250,15 @@ def register_prep(bot: TraceBot, prep: PrepServices) -> None:
             await interaction.response.send_message(f"Unknown kind. Choose: {', '.join(KINDS)}", ephemeral=True)
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
-        channel, _ = _refs(interaction)
+        channel, _ = refs(interaction)
 
         async def start() -> str:
             started = await prep.math.start(channel, kind=kind)
             return f"Math #{started.id} posted: 30 seconds."
 
-        bot.background(work(interaction, start()))
+        bot.runner.later("/trace-math", start(), followup(interaction))
 
-    @tree.command(name="trace-math-board", description="This channel's mental-math leaderboard")
+    @bot.tree.command(name="trace-math-board", description="This channel's mental-math leaderboard")
     @app_commands.guild_only()
     @app_commands.choices(period=PERIOD_CHOICES)
     async def math_board(interaction: discord.Interaction, period: str = "week") -> None:
@@ -281,35 +266,33 @@ def register_prep(bot: TraceBot, prep: PrepServices) -> None:
             await interaction.response.send_message("Period is week, month or all.", ephemeral=True)
             return
         await interaction.response.defer(ephemeral=True)
-        channel, _ = _refs(interaction)
-        bot.background(work(interaction, prep.math.board_text(channel, period)))
+        channel, _ = refs(interaction)
+        bot.runner.later("/trace-math-board", prep.math.board_text(channel, period), followup(interaction))
 
-    @tree.command(name="trace-interview", description="A mock interview: rounds of rising difficulty, 5 min each")
+
+def _register_interview(bot: TraceBot, prep: PrepServices) -> None:
+    @bot.tree.command(name="trace-interview", description="A mock interview: rounds of rising difficulty, 5 min each")
     @app_commands.guild_only()
     async def trace_interview(interaction: discord.Interaction, rounds: int = 3, resume: bool = False) -> None:
-        if resume:
-            await interaction.response.defer(ephemeral=True, thinking=True)
-            _, who = _refs(interaction)
-
-            async def again() -> str:
-                s = await prep.interview.resume(who)
-                return f"Interview #{s.session_id}: the current round is posted again."
-
-            bot.background(work(interaction, again()))
-            return
-        if not 1 <= rounds <= MAX_ROUNDS:
+        if not resume and not 1 <= rounds <= MAX_ROUNDS:
             await interaction.response.send_message(f"An interview has 1 to {MAX_ROUNDS} rounds.", ephemeral=True)
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
-        channel, user = _refs(interaction)
+        channel, user = refs(interaction)
+
+        async def again() -> str:
+            s = await prep.interview.resume(user)
+            return f"Interview #{s.session_id}: the current round is posted again."
 
         async def start() -> str:
             s = await prep.interview.start(channel, user, rounds=rounds)
             return f"Interview #{s.session_id} started: {s.rounds} rounds."
 
-        bot.background(work(interaction, start()))
+        bot.runner.later("/trace-interview", again() if resume else start(), followup(interaction))
 
-    @tree.command(
+
+def _register_schedule(bot: TraceBot, prep: PrepServices) -> None:
+    @bot.tree.command(
         name="trace-prep-schedule",
         description="Schedule math questions or (study-group) interview "
         "sessions here: days=weekdays time=09:30, or days=off",
@@ -325,109 +308,104 @@ def register_prep(bot: TraceBot, prep: PrepServices) -> None:
         timezone: str = "UTC",
         group: str = "",
     ) -> None:
-        perms = interaction.permissions
-        if not (perms.manage_guild or perms.administrator):
+        if not may_manage(interaction):
             await interaction.response.send_message("You need Manage Server to change the schedule.", ephemeral=True)
             return
         if what not in ("math", "interview"):
             await interaction.response.send_message("Schedule math or interview.", ephemeral=True)
             return
-        text = (
-            f"{what} schedule off"
-            if days.strip().lower() == "off"
-            else (
-                f"{what} schedule "
-                + (f"group {group} " if group and what == "interview" else "")
-                + f"{days} {time} {timezone}"
-            )
-        )
-        cmd = parse_prep(text)
+        cmd = parse_prep(_schedule_text(what, days, time, timezone, group))
         if cmd.name == "usage":
             await interaction.response.send_message(cmd.error, ephemeral=True)
             return
         await interaction.response.defer(ephemeral=True)
-        channel, _ = _refs(interaction)
+        channel, _ = refs(interaction)
+        bot.runner.later("/trace-prep-schedule", _schedule(prep, channel, cmd), followup(interaction))
 
-        async def run() -> str:
-            if cmd.name == "schedule_off":
-                out = (await schedule_off(prep.math.db, channel, cmd.target)).text()
-            else:
-                out = (
-                    await set_schedule(
-                        prep.math.db,
-                        channel,
-                        cmd.target,
-                        cmd.weekdays,
-                        cmd.hour,
-                        cmd.minute,
-                        cmd.timezone,
-                        group=cmd.group,
-                    )
-                ).text()
-            prep.schedules_changed()
-            return out
 
-        bot.background(work(interaction, run()))
+def _schedule_text(what: str, days: str, time: str, timezone: str, group: str) -> str:
+    """The options as the `/trace math|interview schedule …` text the shared parser reads."""
+    if days.strip().lower() == "off":
+        return f"{what} schedule off"
+    return (
+        f"{what} schedule " + (f"group {group} " if group and what == "interview" else "") + f"{days} {time} {timezone}"
+    )
 
-    async def open_math(interaction: discord.Interaction, qid: int, _: int) -> None:
-        async def answered(inner: discord.Interaction, text: str) -> None:
-            await inner.response.defer(ephemeral=True, thinking=True)
-            _, user = _refs(inner)
+
+async def _schedule(prep: PrepServices, channel: ChannelRef, cmd: PrepCommand) -> str:
+    if cmd.name == "schedule_off":
+        out = (await schedule_off(prep.math.db, channel, cmd.target)).text()
+    else:
+        out = (
+            await set_schedule(
+                prep.math.db, channel, cmd.target, cmd.weekdays, cmd.hour, cmd.minute, cmd.timezone, group=cmd.group
+            )
+        ).text()
+    prep.schedules_changed()
+    return out
+
+
+class PrepButtons:
+    """What the persistent Answer and Start buttons do: open a form, or start an interview."""
+
+    def __init__(self, bot: TraceBot, prep: PrepServices) -> None:
+        self.bot, self.prep = bot, prep
+
+    async def open_math(self, interaction: discord.Interaction, qid: int) -> None:
+        modal = AnswerModal(
+            f"Math #{qid}",
+            f"tracedrill:mathmodal:{qid}",
+            "Your answer (e.g. 1,200 or 45%)",
+            MAX_ANSWER_CHARS,
+            False,
+            lambda inner, text: self.math_answered(inner, qid, text),
+        )
+        await interaction.response.send_modal(modal)
+
+    async def math_answered(self, inner: discord.Interaction, qid: int, text: str) -> None:
+        await inner.response.defer(ephemeral=True, thinking=True)
+        _, user = refs(inner)
+        prep = self.prep
+
+        async def reply() -> str:
             try:
                 parse_answer(text)
-                reply = (await prep.math.answer(qid, user, text)).text
             except UnreadableAnswer as exc:
-                reply = f"{exc} — nothing was recorded; press Answer again."
-            except DrillError as exc:
-                reply = str(exc)
-            await _say(inner, reply)
+                return f"{exc} — nothing was recorded; press Answer again."
+            return (await prep.math.answer(qid, user, text)).text
 
-        await interaction.response.send_modal(
-            AnswerModal(
-                f"Math #{qid}",
-                f"tracedrill:mathmodal:{qid}",
-                "Your answer (e.g. 1,200 or 45%)",
-                MAX_ANSWER_CHARS,
-                False,
-                answered,
-            )
-        )
+        await self.bot.runner.reply_after(f"math answer {qid}", reply(), followup(inner))
 
-    async def open_round(interaction: discord.Interaction, sid: int, _: int) -> None:
+    async def open_round(self, interaction: discord.Interaction, sid: int) -> None:
         message = str(interaction.message.id) if interaction.message else ""
-
-        async def answered(inner: discord.Interaction, text: str) -> None:
-            await inner.response.defer(ephemeral=True, thinking=True)
-            channel, user = _refs(inner)
-            try:
-                done = await prep.interview.answer(sid, user, text, MessageRef(channel, message) if message else None)
-                reply = "Summary posted in the thread." if done.finished else "Recorded; the next round is up."
-            except DrillError as exc:
-                reply = str(exc)
-            except Exception:
-                log.exception("interview answer failed")
-                reply = "Something went wrong; `/trace-interview resume:True` continues."
-            await _say(inner, reply)
-
-        await interaction.response.send_modal(
-            AnswerModal(
-                f"Interview #{sid}",
-                f"tracedrill:roundmodal:{sid}",
-                "Your read, as you would say it",
-                MAX_ROUND_CHARS,
-                True,
-                answered,
-            )
+        modal = AnswerModal(
+            f"Interview #{sid}",
+            f"tracedrill:roundmodal:{sid}",
+            "Your read, as you would say it",
+            MAX_ROUND_CHARS,
+            True,
+            lambda inner, text: self.round_answered(inner, sid, message, text),
         )
+        await interaction.response.send_modal(modal)
 
-    async def start_invited(interaction: discord.Interaction, rounds: int, group_id: int) -> None:
+    async def round_answered(self, inner: discord.Interaction, sid: int, message: str, text: str) -> None:
+        await inner.response.defer(ephemeral=True, thinking=True)
+        channel, user = refs(inner)
+        prep = self.prep
+
+        async def reply() -> str:
+            done = await prep.interview.answer(sid, user, text, MessageRef(channel, message) if message else None)
+            return "Summary posted in the thread." if done.finished else "Recorded; the next round is up."
+
+        await self.bot.runner.reply_after(f"interview answer {sid}", reply(), followup(inner), ROUND_ERRORS)
+
+    async def start_invited(self, interaction: discord.Interaction, rounds: int, group_id: int) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
-        channel, user = _refs(interaction)
+        channel, user = refs(interaction)
+        prep = self.prep
 
         async def start() -> str:
             s = await prep.interview.start(channel, user, rounds=rounds, group_id=group_id or None)
             return f"Interview #{s.session_id} started: {s.rounds} rounds."
 
-        bot.background(work(interaction, start()))
-
-    _Handlers.math, _Handlers.round, _Handlers.start = open_math, open_round, start_invited
+        self.bot.runner.later("interview from an invite", start(), followup(interaction))

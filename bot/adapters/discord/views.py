@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
+
+from .appeals import HintButton
+from .routes import routes
 
 SUBMIT_TEMPLATE = r"tracedrill:submit:(?P<drill>[0-9]{1,12})"
 MODAL_PATTERN = re.compile(r"^tracedrill:modal:(?P<drill>[0-9]{1,12})(?::[0-9a-f]{1,32})?$")
@@ -64,8 +66,6 @@ def submitted_answer(data: Any) -> str:
 class SubmitButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=SUBMIT_TEMPLATE):
     """Survives restarts: the drill id lives in the custom_id, and the item is registered in setup_hook."""
 
-    open_modal: Callable[[discord.Interaction, int], Awaitable[None]] | None = None  # bound by the bot
-
     def __init__(self, drill_id: int) -> None:
         super().__init__(
             discord.ui.Button(
@@ -81,14 +81,13 @@ class SubmitButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=SUBM
         return cls(int(match["drill"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        if SubmitButton.open_modal is not None:
-            await SubmitButton.open_modal(interaction, self.drill_id)
+        open_modal = routes(interaction.client).submit
+        if open_modal is not None:
+            await open_modal(interaction, self.drill_id)
 
 
 def drill_view(drill_id: int) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     view.add_item(SubmitButton(drill_id))
-    from .appeals import HintButton
-
     view.add_item(HintButton(drill_id))
     return view

@@ -9,19 +9,24 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 
-from ...drills.appeals import AppealInfo, AppealService, parts_of
+from ...drills.appeals import AppealInfo, AppealService, Ruling, parts_of
 from ...drills.engine import DrillEngine
 from ...drills.errors import DrillError
 from ...drills.hint_service import HintService
 from ...drills.hints import HINT_COSTS
 from ...drills.ports import UserRef
 from ...drills.synonyms import PARTS
-from .blocks import escape
+from ..common.runner import Runner
+from .blocks import escape, input_block
+from .lazy import ack_only
+from .payloads import PLATFORM, action_id, channel_id_of, choice_field, metadata, number, team_of, text_field, user_of
+from .replies import SLACK_ERRORS, ephemeral_in, is_admin
 
 HINT_ACTION = "drill_hint"
 APPEAL_ACTION = "appeal_grade"
@@ -34,12 +39,9 @@ DECISION_BLOCK, DECISION_INPUT = "ruling_decision", "decision"
 CREDIT_BLOCK, CREDIT_INPUT = "ruling_credit", "credit"
 NOTE_BLOCK, NOTE_INPUT = "ruling_note", "note"
 REMEMBER_BLOCK, REMEMBER_INPUT = "ruling_remember", "remember"
-PLATFORM = "slack"
 PART_LABELS = {"all": "All three parts", "signature": "Signature", "measurement": "Measurement", "fix": "Fix"}
 
 log = logging.getLogger(__name__)
-Background = Callable[[Coroutine[Any, Any, Any]], None]
-IsAdmin = Callable[[Any, str], Coroutine[Any, Any, bool]]
 
 
 def hint_button(drill_id: int) -> dict[str, Any]:
@@ -122,55 +124,48 @@ def ruling_modal(info: AppealInfo, open_parts: list[str]) -> dict[str, Any]:
         "close": {"type": "plain_text", "text": "Cancel"},
         "blocks": [
             {"type": "section", "text": {"type": "mrkdwn", "text": summary[:2900]}},
-            {
-                "type": "input",
-                "block_id": PART_BLOCK,
-                "label": {"type": "plain_text", "text": "Part"},
-                "element": {
-                    "type": "static_select",
-                    "action_id": PART_INPUT,
-                    "initial_option": _option(open_parts[0], PART_LABELS[open_parts[0]]),
-                    "options": [_option(p, PART_LABELS[p]) for p in open_parts],
-                },
-            },
-            {
-                "type": "input",
-                "block_id": DECISION_BLOCK,
-                "label": {"type": "plain_text", "text": "Ruling"},
-                "element": {
-                    "type": "radio_buttons",
-                    "action_id": DECISION_INPUT,
-                    "options": [_option("accept", "Accept"), _option("reject", "Reject")],
-                },
-            },
-            {
-                "type": "input",
-                "block_id": CREDIT_BLOCK,
-                "optional": True,
-                "label": {"type": "plain_text", "text": "Credit if accepted"},
-                "element": {
-                    "type": "static_select",
-                    "action_id": CREDIT_INPUT,
-                    "initial_option": _option("1", "1"),
-                    "options": [_option(c, c) for c in ("0", "0.5", "1")],
-                },
-            },
-            {
-                "type": "input",
-                "block_id": NOTE_BLOCK,
-                "optional": True,
-                "label": {"type": "plain_text", "text": "Note to the appellant"},
-                "element": {"type": "plain_text_input", "action_id": NOTE_INPUT, "max_length": 1000},
-            },
-            {
-                "type": "input",
-                "block_id": REMEMBER_BLOCK,
-                "optional": True,
-                "label": {"type": "plain_text", "text": "Remember for this workspace (a short phrase from the reply)"},
-                "element": {"type": "plain_text_input", "action_id": REMEMBER_INPUT, "max_length": 60},
-            },
+            *_ruling_inputs(open_parts),
         ],
     }
+
+
+def _select(action: str, options: list[tuple[str, str]], initial: tuple[str, str]) -> dict[str, Any]:
+    return {
+        "type": "static_select",
+        "action_id": action,
+        "initial_option": _option(*initial),
+        "options": [_option(value, text) for value, text in options],
+    }
+
+
+def _ruling_inputs(open_parts: list[str]) -> list[dict[str, Any]]:
+    parts = [(p, PART_LABELS[p]) for p in open_parts]
+    decisions = [_option("accept", "Accept"), _option("reject", "Reject")]
+    remember = "Remember for this workspace (a short phrase from the reply)"
+    return [
+        input_block(PART_BLOCK, "Part", _select(PART_INPUT, parts, parts[0])),
+        input_block(
+            DECISION_BLOCK, "Ruling", {"type": "radio_buttons", "action_id": DECISION_INPUT, "options": decisions}
+        ),
+        input_block(
+            CREDIT_BLOCK,
+            "Credit if accepted",
+            _select(CREDIT_INPUT, [(c, c) for c in ("0", "0.5", "1")], ("1", "1")),
+            optional=True,
+        ),
+        input_block(
+            NOTE_BLOCK,
+            "Note to the appellant",
+            {"type": "plain_text_input", "action_id": NOTE_INPUT, "max_length": 1000},
+            optional=True,
+        ),
+        input_block(
+            REMEMBER_BLOCK,
+            remember,
+            {"type": "plain_text_input", "action_id": REMEMBER_INPUT, "max_length": 60},
+            optional=True,
+        ),
+    ]
 
 
 def appeal_home_blocks(appeals: list[AppealInfo], reviewer: bool) -> list[dict[str, Any]]:
@@ -200,85 +195,67 @@ def appeal_home_blocks(appeals: list[AppealInfo], reviewer: bool) -> list[dict[s
     return blocks
 
 
-def _value(view: dict[str, Any], block: str, action: str) -> Any:
-    return (((view.get("state") or {}).get("values") or {}).get(block) or {}).get(action) or {}
-
-
 HomeSection = Callable[[Any, UserRef], Awaitable[list[dict[str, Any]]]]
+PublishHome = Callable[[UserRef], Awaitable[None]]
 
 
-def register_appeals(
-    app: AsyncApp,
-    engine: DrillEngine,
-    background: Background,
-    is_admin: IsAdmin,
-    publish_home: Callable[[UserRef], Awaitable[None]] | None = None,
-) -> HomeSection:
-    """Hint and appeal listeners; returns the App Home's open-appeals section (the personal home adds it)."""
-    hints, appeals = HintService(engine), AppealService(engine)
+class AppealListeners:
+    """Hint and appeal listeners; `register` returns the App Home's open-appeals section (the home adds it)."""
 
-    async def may_review(client: Any, team: str, user_id: str) -> bool:
-        return await appeals.may_review(UserRef(PLATFORM, team, user_id), is_admin=await is_admin(client, user_id))
+    def __init__(self, engine: DrillEngine, runner: Runner, publish_home: PublishHome | None = None) -> None:
+        self.hints, self.appeals = HintService(engine), AppealService(engine)
+        self.runner, self.publish_home = runner, publish_home
 
-    def team_of(body: dict[str, Any]) -> str:
-        return str((body.get("team") or {}).get("id") or (body.get("user") or {}).get("team_id") or "")
+    def register(self, app: AsyncApp) -> HomeSection:
+        app.action(HINT_ACTION)(ack=ack_only, lazy=[self.hint])
+        app.action(APPEAL_ACTION)(self.open_appeal)
+        app.view(APPEAL_MODAL)(self.appeal_submitted)
+        app.action(RULE_ACTION)(self.open_ruling)
+        app.view(RULING_MODAL)(self.ruling_submitted)
+        return self.home_section
 
-    @app.action(HINT_ACTION)
-    async def hint(ack: Any, body: dict[str, Any], client: Any) -> None:
-        await ack()
-        try:
-            drill_id = int(body["actions"][0]["value"])
-        except (KeyError, ValueError, IndexError):
+    async def may_review(self, client: Any, team: str, user_id: str) -> bool:
+        return await self.appeals.may_review(UserRef(PLATFORM, team, user_id), is_admin=await is_admin(client, user_id))
+
+    async def hint(self, body: dict[str, Any], client: Any) -> None:
+        """Lazy: the hint is drawn from the drill's scenario, which may take a moment."""
+        drill_id = action_id(body)
+        if drill_id is None:
             return
-        user = UserRef(PLATFORM, team_of(body), body["user"]["id"], body["user"].get("name", ""))
-        channel = (body.get("channel") or {}).get("id", "")
+        user = user_of(body)
 
-        async def run() -> None:
-            try:
-                text = (await hints.hint(drill_id, user)).private_text()
-            except DrillError as exc:
-                text = str(exc)
-            await client.chat_postEphemeral(channel=channel, user=user.user, text=escape(text))
+        async def hint_text() -> str:
+            return escape((await self.hints.hint(drill_id, user)).private_text())
 
-        background(run())
+        reply = ephemeral_in(client, channel_id_of(body), user.user)
+        await self.runner.reply_after(f"hint for drill {drill_id}", hint_text(), reply, SLACK_ERRORS)
 
-    @app.action(APPEAL_ACTION)
-    async def open_appeal(ack: Any, body: dict[str, Any], client: Any) -> None:
+    async def open_appeal(self, ack: Any, body: dict[str, Any], client: Any) -> None:
         await ack()
-        try:
-            drill_id = int(body["actions"][0]["value"])
-        except (KeyError, ValueError, IndexError):
-            return
-        channel = (body.get("channel") or {}).get("id", "")
-        await client.views_open(trigger_id=body["trigger_id"], view=appeal_modal(drill_id, channel))
+        drill_id = action_id(body)
+        if drill_id is not None:
+            await client.views_open(trigger_id=body["trigger_id"], view=appeal_modal(drill_id, channel_id_of(body)))
 
-    @app.view(APPEAL_MODAL)
-    async def appeal_submitted(ack: Any, body: dict[str, Any], view: dict[str, Any], client: Any) -> None:
-        reason = str(_value(view, REASON_BLOCK, REASON_INPUT).get("value") or "")
-        part = str((_value(view, PART_BLOCK, PART_INPUT).get("selected_option") or {}).get("value") or "all")
-        drill_part = str(view.get("private_metadata", "")).partition("|")[0]
-        user = UserRef(PLATFORM, team_of(body), body["user"]["id"], body["user"].get("name", ""))
+    async def appeal_submitted(self, ack: Any, body: dict[str, Any], view: dict[str, Any], client: Any) -> None:
+        reason = text_field(view, REASON_BLOCK, REASON_INPUT)
+        part = choice_field(view, PART_BLOCK, PART_INPUT, "all")
+        user = user_of(body)
         try:  # a few milliseconds of database work: the modal can show the error in place, within 3 s
-            drill_id = int(drill_part) if drill_part.isdigit() else 0
-            info = await asyncio.wait_for(appeals.file(drill_id, user, reason, part), 2.0)
+            drill_id = number(metadata(view, 1)[0])
+            info = await asyncio.wait_for(self.appeals.file(drill_id, user, reason, part), 2.0)
         except DrillError as exc:  # AppealError included: filing rules, said in the modal
             await ack(response_action="errors", errors={REASON_BLOCK: str(exc)[:150]})
             return
         await ack()
         text = f"Appeal #{info.appeal_id} on drill #{info.drill_id} is open; you will hear the ruling here."
-        background(client.chat_postMessage(channel=user.user, text=text))
+        self.runner.detach("the appeal receipt", client.chat_postMessage(channel=user.user, text=text))
 
-    @app.action(RULE_ACTION)
-    async def open_ruling(ack: Any, body: dict[str, Any], client: Any) -> None:
+    async def open_ruling(self, ack: Any, body: dict[str, Any], client: Any) -> None:
         await ack()
-        team, user_id = team_of(body), body["user"]["id"]
-        try:
-            appeal_id = int(body["actions"][0]["value"])
-        except (KeyError, ValueError, IndexError):
+        team, user_id, appeal_id = team_of(body), body["user"]["id"], action_id(body)
+        if appeal_id is None or not await self.may_review(client, team, user_id):
             return
-        if not await may_review(client, team, user_id):
-            return
-        found = [a for a in await appeals.list_appeals(PLATFORM, team) if a.appeal_id == appeal_id]
+        found = [a for a in await self.appeals.list_appeals(PLATFORM, team) if a.appeal_id == appeal_id]
         if not found:
             return
         ruled = {str(r["part"]) for r in found[0].rulings}
@@ -286,61 +263,77 @@ def register_appeals(
         if open_parts:
             await client.views_open(trigger_id=body["trigger_id"], view=ruling_modal(found[0], open_parts))
 
-    @app.view(RULING_MODAL)
-    async def ruling_submitted(ack: Any, body: dict[str, Any], view: dict[str, Any], client: Any) -> None:
+    async def ruling_submitted(self, ack: Any, body: dict[str, Any], view: dict[str, Any], client: Any) -> None:
+        form = ruling_form(view)
         team, reviewer = team_of(body), body["user"]["id"]
-        part = str((_value(view, PART_BLOCK, PART_INPUT).get("selected_option") or {}).get("value") or "")
-        decision = str((_value(view, DECISION_BLOCK, DECISION_INPUT).get("selected_option") or {}).get("value") or "")
-        credit = str((_value(view, CREDIT_BLOCK, CREDIT_INPUT).get("selected_option") or {}).get("value") or "1")
-        note = str(_value(view, NOTE_BLOCK, NOTE_INPUT).get("value") or "")
-        remember = _value(view, REMEMBER_BLOCK, REMEMBER_INPUT).get("value") or None
-        if decision not in ("accept", "reject") or part not in PARTS:
+        if form.decision not in ("accept", "reject") or form.part not in PARTS:
             await ack(response_action="errors", errors={DECISION_BLOCK: "Choose Accept or Reject."})
             return
-        if not await may_review(client, team, reviewer):
+        if not await self.may_review(client, team, reviewer):
             await ack(response_action="errors", errors={DECISION_BLOCK: "Only reviewers rule on appeals."})
             return
-        accept = decision == "accept"
         try:
-            ruling = await asyncio.wait_for(
-                appeals.resolve(
-                    PLATFORM,
-                    team,
-                    int(view.get("private_metadata") or 0),
-                    accept=accept,
-                    part=part,
-                    reviewer=reviewer,
-                    credit=float(credit) if accept else None,
-                    note=note,
-                    remember=remember if accept else None,
-                    told=True,
-                ),
-                2.0,
-            )
+            ruling = await asyncio.wait_for(self._resolve(team, reviewer, form), 2.0)
         except DrillError as exc:
-            block = REMEMBER_BLOCK if remember and "phrase" in str(exc).lower() else DECISION_BLOCK
+            block = REMEMBER_BLOCK if form.remember and "phrase" in str(exc).lower() else DECISION_BLOCK
             await ack(response_action="errors", errors={block: str(exc)[:150]})
             return
         await ack()
+        self.runner.spawn(self._tell_ruling(client, ruling, form.note, UserRef(PLATFORM, team, reviewer)))
 
-        async def tell() -> None:
-            try:  # a DM: the bot's chat.postMessage to a user id opens the conversation with them
-                await client.chat_postMessage(channel=ruling.appellant.user, text=escape(ruling.appellant_text(note)))
-            except Exception as exc:  # the ruling stands; the notice sweep tells them later
-                log.warning("appeal notification failed: %s", type(exc).__name__)
-                await appeals.untold(ruling.appeal_id)
-            try:
-                if publish_home is not None:
-                    await publish_home(UserRef(PLATFORM, team, reviewer))
-            except Exception as exc:  # a stale Home tab is cosmetic
-                log.warning("App Home refresh failed: %s", type(exc).__name__)
+    async def _resolve(self, team: str, reviewer: str, form: RulingForm) -> Ruling:
+        accept, part, note, credit, remember = form.accept, form.part, form.note, form.credit, form.remember
+        return await self.appeals.resolve(
+            PLATFORM,
+            team,
+            form.appeal_id,
+            accept=accept,
+            part=part,
+            reviewer=reviewer,
+            credit=float(credit) if accept else None,
+            note=note,
+            remember=remember if accept else None,
+            told=True,
+        )
 
-        background(tell())
+    async def _tell_ruling(self, client: Any, ruling: Ruling, note: str, reviewer: UserRef) -> None:
+        try:  # a DM: the bot's chat.postMessage to a user id opens the conversation with them
+            await client.chat_postMessage(channel=ruling.appellant.user, text=escape(ruling.appellant_text(note)))
+        except Exception as exc:  # the ruling stands; the notice sweep tells them later
+            log.warning("appeal notification failed: %s", type(exc).__name__)
+            await self.appeals.untold(ruling.appeal_id)
+        if self.publish_home is not None:  # a stale Home tab is cosmetic
+            await self.runner.quietly("App Home refresh", self.publish_home(reviewer))
 
-    async def home_section(client: Any, user: UserRef) -> list[dict[str, Any]]:
+    async def home_section(self, client: Any, user: UserRef) -> list[dict[str, Any]]:
         """Open appeals with a Rule button, for reviewers only; nothing for everyone else."""
-        if not await may_review(client, user.workspace, user.user):
+        if not await self.may_review(client, user.workspace, user.user):
             return []
-        return appeal_home_blocks(await appeals.list_appeals(PLATFORM, user.workspace, "open"), True)
+        return appeal_home_blocks(await self.appeals.list_appeals(PLATFORM, user.workspace, "open"), True)
 
-    return home_section
+
+@dataclass(frozen=True, slots=True)
+class RulingForm:
+    """The ruling modal's answers."""
+
+    appeal_id: int
+    part: str
+    decision: str
+    credit: str
+    note: str
+    remember: str | None
+
+    @property
+    def accept(self) -> bool:
+        return self.decision == "accept"
+
+
+def ruling_form(view: dict[str, Any]) -> RulingForm:
+    return RulingForm(
+        appeal_id=number(metadata(view, 1)[0]),
+        part=choice_field(view, PART_BLOCK, PART_INPUT),
+        decision=choice_field(view, DECISION_BLOCK, DECISION_INPUT),
+        credit=choice_field(view, CREDIT_BLOCK, CREDIT_INPUT, "1"),
+        note=text_field(view, NOTE_BLOCK, NOTE_INPUT),
+        remember=text_field(view, REMEMBER_BLOCK, REMEMBER_INPUT) or None,
+    )

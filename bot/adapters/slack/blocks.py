@@ -226,3 +226,9 @@ def reveal_text(post: RevealPost) -> str:
         or "Nobody answered this one."
     )
     return f"*Reveal — {escape(post.headline)}*\n{escape(in_code_block(post.text))}\n*Scores*\n{ranked}"
+
+
+def input_block(block: str, label: str, element: dict[str, Any], *, optional: bool = False) -> dict[str, Any]:
+    """A modal's input block; `optional` ones may be left empty."""
+    out = {"type": "input", "block_id": block, "label": {"type": "plain_text", "text": label}, "element": element}
+    return out | {"optional": True} if optional else out

@@ -8,7 +8,7 @@ from typing import Any
 from ...drills.channel_config import ANSWER_MODES, ChannelSettings
 from ...drills.home import Home
 from ...scenarios.ids import DIFFICULTIES, SIGNATURE_IDS
-from .blocks import clip, escape, image_block
+from .blocks import clip, escape, image_block, input_block
 
 CONFIG_CALLBACK = "trace_config"
 MODE_LABELS = {
@@ -79,17 +79,6 @@ def _option(value: str, text: str) -> dict[str, Any]:
 
 
 def config_modal(channel_id: str, current: ChannelSettings, default_seconds: int) -> dict[str, Any]:
-    mode_options = [_option(m, MODE_LABELS[m]) for m in ANSWER_MODES]
-    diff_options = [_option(d, d) for d in DIFFICULTIES]
-    sig_options = [_option(s, s) for s in SIGNATURE_IDS]
-    signatures: dict[str, Any] = {
-        "type": "multi_static_select",
-        "action_id": "value",
-        "options": sig_options,
-        "placeholder": {"type": "plain_text", "text": "All ten"},
-    }
-    if current.signature_mix:
-        signatures["initial_options"] = [_option(s, s) for s in current.signature_mix]
     return {
         "type": "modal",
         "callback_id": CONFIG_CALLBACK,
@@ -97,63 +86,50 @@ def config_modal(channel_id: str, current: ChannelSettings, default_seconds: int
         "title": {"type": "plain_text", "text": "Channel settings"},
         "submit": {"type": "plain_text", "text": "Save"},
         "close": {"type": "plain_text", "text": "Cancel"},
-        "blocks": [
-            {
-                "type": "input",
-                "block_id": "answer_mode",
-                "label": {"type": "plain_text", "text": "How people answer"},
-                "element": {
-                    "type": "static_select",
-                    "action_id": "value",
-                    "options": mode_options,
-                    "initial_option": _option(current.answer_mode, MODE_LABELS[current.answer_mode]),
-                },
-            },
-            {
-                "type": "input",
-                "block_id": "answer_seconds",
-                "label": {"type": "plain_text", "text": "Answer time (seconds)"},
-                "element": {
-                    "type": "number_input",
-                    "action_id": "value",
-                    "is_decimal_allowed": False,
-                    "min_value": "30",
-                    "max_value": str(24 * 3600),
-                    "initial_value": str(current.answer_seconds or default_seconds),
-                },
-            },
-            {
-                "type": "input",
-                "block_id": "difficulty",
-                "label": {"type": "plain_text", "text": "Difficulty"},
-                "element": {
-                    "type": "static_select",
-                    "action_id": "value",
-                    "options": diff_options,
-                    "initial_option": _option(current.difficulty, current.difficulty),
-                },
-            },
-            {
-                "type": "input",
-                "block_id": "signatures",
-                "optional": True,
-                "label": {"type": "plain_text", "text": "Signature mix (empty: all ten)"},
-                "element": signatures,
-            },
-            {
-                "type": "input",
-                "block_id": "schedule",
-                "optional": True,
-                "label": {"type": "plain_text", "text": "Daily drill (e.g. weekdays 09:30 Europe/Berlin, or off)"},
-                "element": {
-                    "type": "plain_text_input",
-                    "action_id": "value",
-                    "max_length": 80,
-                    "initial_value": current.schedule_text(),
-                },
-            },
-        ],
+        "blocks": _config_inputs(current, default_seconds),
     }
+
+
+def _select(options: list[dict[str, Any]], initial: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "static_select", "action_id": "value", "options": options, "initial_option": initial}
+
+
+def _config_inputs(current: ChannelSettings, default_seconds: int) -> list[dict[str, Any]]:
+    modes = [_option(m, MODE_LABELS[m]) for m in ANSWER_MODES]
+    seconds = {
+        "type": "number_input",
+        "action_id": "value",
+        "is_decimal_allowed": False,
+        "min_value": "30",
+        "max_value": str(24 * 3600),
+        "initial_value": str(current.answer_seconds or default_seconds),
+    }
+    signatures: dict[str, Any] = {
+        "type": "multi_static_select",
+        "action_id": "value",
+        "options": [_option(s, s) for s in SIGNATURE_IDS],
+        "placeholder": {"type": "plain_text", "text": "All ten"},
+    }
+    if current.signature_mix:
+        signatures["initial_options"] = [_option(s, s) for s in current.signature_mix]
+    schedule = {
+        "type": "plain_text_input",
+        "action_id": "value",
+        "max_length": 80,
+        "initial_value": current.schedule_text(),
+    }
+    difficulty = _select([_option(d, d) for d in DIFFICULTIES], _option(current.difficulty, current.difficulty))
+    return [
+        input_block(
+            "answer_mode",
+            "How people answer",
+            _select(modes, _option(current.answer_mode, MODE_LABELS[current.answer_mode])),
+        ),
+        input_block("answer_seconds", "Answer time (seconds)", seconds),
+        input_block("difficulty", "Difficulty", difficulty),
+        input_block("signatures", "Signature mix (empty: all ten)", signatures, optional=True),
+        input_block("schedule", "Daily drill (e.g. weekdays 09:30 Europe/Berlin, or off)", schedule, optional=True),
+    ]
 
 
 def config_values(view: dict[str, Any]) -> dict[str, Any]:

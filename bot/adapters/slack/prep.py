@@ -5,8 +5,7 @@ Everything a person typed is escaped before it is quoted."""
 
 from __future__ import annotations
 
-import asyncio
-import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -19,11 +18,24 @@ from ...mathdrill.ports import MathPost, MathRevealPost
 from ...prep.commands import USAGE, PrepCommand, is_prep, parse_prep
 from ...prep.root import PrepServices
 from ...prep.schedules import schedule_off, set_schedule
+from ..common.runner import ErrorTable, Runner
 from .blocks import escape, slack_date
 from .chat import SlackChat
+from .lazy import ack_only
+from .payloads import (
+    PLATFORM,
+    action_id,
+    action_value,
+    channel_id_of,
+    command_refs,
+    message_ts_of,
+    metadata,
+    number,
+    text_field,
+    user_of,
+)
+from .replies import SLACK_ERRORS, ephemeral, ephemeral_in, is_admin
 
-log = logging.getLogger(__name__)
-PLATFORM = "slack"
 MATH_ACTION = "math_answer"
 MATH_MODAL = "math_modal"
 MATH_BLOCK, MATH_INPUT = "math_block", "math_input"
@@ -251,175 +263,156 @@ async def _is_prep_command(body: dict[str, Any]) -> bool:
     return is_prep(str(body.get("text", "")))
 
 
-async def _is_admin(client: Any, user_id: str) -> bool:
-    try:
-        info = await client.users_info(user=user_id)
-    except Exception:
-        return False
-    u = info.get("user") or {}
-    return bool(u.get("is_admin") or u.get("is_owner"))
+def _interview_errors(resume: str) -> ErrorTable:
+    return SLACK_ERRORS.with_rows(fallback=f"Something went wrong; `{resume}` continues.")
 
 
-def register_prep(app: AsyncApp, prep: PrepServices) -> None:
-    """Call before the drill listeners: Bolt runs the first listener whose matchers pass."""
-    tasks: set[asyncio.Task[Any]] = set()
+ROUND_ERRORS = _interview_errors("/trace interview resume")
+PrepWork = Callable[[PrepCommand, ChannelRef, UserRef, Any], Awaitable[str]]
 
-    def background(coro: Any) -> None:
-        task = asyncio.get_running_loop().create_task(coro)
-        tasks.add(task)
-        task.add_done_callback(tasks.discard)
 
-    @app.command("/trace", matchers=[_is_prep_command])
-    async def trace_prep(ack: Any, command: dict[str, Any], respond: Any, client: Any) -> None:
+class PrepListeners:
+    """Register before the drill listeners: Bolt runs the first listener whose matchers pass."""
+
+    def __init__(self, prep: PrepServices, runner: Runner) -> None:
+        self.prep, self.runner = prep, runner
+        self.work: dict[str, PrepWork] = {
+            "math": self._math,
+            "math_board": self._math_board,
+            "interview": self._interview,
+            "interview_resume": self._resume,
+            "schedule": self._schedule,
+            "schedule_off": self._schedule,
+        }
+
+    def register(self, app: AsyncApp) -> None:
+        app.command("/trace", matchers=[_is_prep_command])(ack=self.trace_ack, lazy=[self.trace_work])
+        app.action(MATH_ACTION)(self.open_math_modal)
+        app.view(MATH_MODAL)(self.math_submitted)
+        app.action(ROUND_ACTION)(self.open_round_modal)
+        app.view(ROUND_MODAL)(self.round_submitted)
+        app.action(START_ACTION)(ack=ack_only, lazy=[self.start_from_invite])
+
+    async def trace_ack(self, ack: Any, command: dict[str, Any]) -> None:
         cmd = parse_prep(command.get("text", ""))
         if cmd.name == "usage":
             await ack(response_type="ephemeral", text=f"{cmd.error} {USAGE}")
+        else:
+            await ack(response_type="ephemeral", text="On it…")
+
+    async def trace_work(self, command: dict[str, Any], respond: Any, client: Any) -> None:
+        cmd = parse_prep(command.get("text", ""))
+        work = self.work.get(cmd.name)
+        if work is None:
             return
-        await ack(response_type="ephemeral", text="On it…")
-        channel = ChannelRef(PLATFORM, command["team_id"], command["channel_id"], command.get("channel_name", ""))
-        user = UserRef(PLATFORM, command["team_id"], command["user_id"], command.get("user_name", ""))
-        background(_run(cmd, channel, user, respond, client))
+        channel, user = command_refs(command)
 
-    async def _run(cmd: PrepCommand, channel: ChannelRef, user: UserRef, respond: Any, client: Any) -> None:
-        try:
-            if cmd.name == "math":
-                started = await prep.math.start(channel, kind=cmd.kind)
-                text = f"Math #{started.id} posted: 30 seconds."
-            elif cmd.name == "math_board":
-                text = await prep.math.board_text(channel, cmd.period)
-            elif cmd.name == "interview":
-                s = await prep.interview.start(channel, user, rounds=cmd.rounds)
-                text = f"Interview #{s.session_id} started: {s.rounds} rounds."
-            elif cmd.name == "interview_resume":
-                s = await prep.interview.resume(user)
-                text = f"Interview #{s.session_id}: the current round is posted again."
-            elif not await _is_admin(client, user.user):
-                text = "Only workspace admins can change the schedule."
-            elif cmd.name == "schedule":
-                text = (
-                    await set_schedule(
-                        prep.math.db,
-                        channel,
-                        cmd.target,
-                        cmd.weekdays,
-                        cmd.hour,
-                        cmd.minute,
-                        cmd.timezone,
-                        group=cmd.group,
-                        rounds=cmd.rounds,
-                    )
-                ).text()
-                prep.schedules_changed()
-            else:
-                text = (await schedule_off(prep.math.db, channel, cmd.target)).text()
-                prep.schedules_changed()
-        except DrillError as exc:
-            text = str(exc)
-        except Exception:
-            log.exception("/trace %s failed", cmd.name)
-            text = "Something went wrong; please try again."
-        await respond(response_type="ephemeral", text=escape(text))
+        async def text() -> str:
+            return escape(await work(cmd, channel, user, client))
 
-    @app.action(MATH_ACTION)
-    async def open_math_modal(ack: Any, body: dict[str, Any], client: Any) -> None:
+        await self.runner.reply_after(f"/trace {cmd.name}", text(), ephemeral(respond), SLACK_ERRORS)
+
+    async def _math(self, cmd: PrepCommand, channel: ChannelRef, user: UserRef, client: Any) -> str:
+        started = await self.prep.math.start(channel, kind=cmd.kind)
+        return f"Math #{started.id} posted: 30 seconds."
+
+    async def _math_board(self, cmd: PrepCommand, channel: ChannelRef, user: UserRef, client: Any) -> str:
+        return await self.prep.math.board_text(channel, cmd.period)
+
+    async def _interview(self, cmd: PrepCommand, channel: ChannelRef, user: UserRef, client: Any) -> str:
+        s = await self.prep.interview.start(channel, user, rounds=cmd.rounds)
+        return f"Interview #{s.session_id} started: {s.rounds} rounds."
+
+    async def _resume(self, cmd: PrepCommand, channel: ChannelRef, user: UserRef, client: Any) -> str:
+        s = await self.prep.interview.resume(user)
+        return f"Interview #{s.session_id}: the current round is posted again."
+
+    async def _schedule(self, cmd: PrepCommand, channel: ChannelRef, user: UserRef, client: Any) -> str:
+        prep = self.prep
+        if not await is_admin(client, user.user):
+            return "Only workspace admins can change the schedule."
+        if cmd.name == "schedule":
+            schedule = await set_schedule(
+                prep.math.db,
+                channel,
+                cmd.target,
+                cmd.weekdays,
+                cmd.hour,
+                cmd.minute,
+                cmd.timezone,
+                group=cmd.group,
+                rounds=cmd.rounds,
+            )
+            text = schedule.text()
+        else:
+            text = (await schedule_off(prep.math.db, channel, cmd.target)).text()
+        prep.schedules_changed()
+        return text
+
+    async def open_math_modal(self, ack: Any, body: dict[str, Any], client: Any) -> None:
         await ack()
-        try:
-            qid = int(body["actions"][0]["value"])
-        except (KeyError, ValueError, IndexError):
+        qid = action_id(body)
+        if qid is None:
             return
-        _, user = _who(body)
+        user = user_of(body)
         try:
-            q = await prep.math.question_for(user, qid)
+            q = await self.prep.math.question_for(user, qid)
             prompt = f"{q.question} (in {q.unit})"
         except DrillError as exc:
             prompt = str(exc)
-        channel_id = (body.get("channel") or {}).get("id", "")
-        await client.views_open(trigger_id=body["trigger_id"], view=math_modal(qid, channel_id, prompt))
+        await client.views_open(trigger_id=body["trigger_id"], view=math_modal(qid, channel_id_of(body), prompt))
 
-    @app.view(MATH_MODAL)
-    async def math_submitted(ack: Any, body: dict[str, Any], view: dict[str, Any], client: Any) -> None:
-        text = _value(view, MATH_BLOCK, MATH_INPUT)
+    async def math_submitted(self, ack: Any, body: dict[str, Any], view: dict[str, Any], client: Any) -> None:
+        text = text_field(view, MATH_BLOCK, MATH_INPUT)
         try:
             parse_answer(text)
         except UnreadableAnswer as exc:  # said in the modal, so nothing typed is lost
             await ack(response_action="errors", errors={MATH_BLOCK: str(exc)[:150]})
             return
         await ack()
-        qid, _, channel_id = str(view.get("private_metadata", "")).partition("|")
-        team, user = _who(body)
-        background(
-            _math_answer(int(qid) if qid.isdigit() else 0, ChannelRef(PLATFORM, team, channel_id), user, text, client)
-        )
+        qid_text, channel_id = metadata(view, 2)
+        qid, user = number(qid_text), user_of(body)
 
-    async def _math_answer(qid: int, channel: ChannelRef, user: UserRef, text: str, client: Any) -> None:
-        try:
-            reply = (await prep.math.answer(qid, user, text)).text
-        except DrillError as exc:
-            reply = str(exc)
-        if channel.channel:
-            await client.chat_postEphemeral(channel=channel.channel, user=user.user, text=escape(reply))
+        async def reply_text() -> str:
+            return escape((await self.prep.math.answer(qid, user, text)).text)
 
-    @app.action(ROUND_ACTION)
-    async def open_round_modal(ack: Any, body: dict[str, Any], client: Any) -> None:
+        self.runner.later(f"math answer {qid}", reply_text(), ephemeral_in(client, channel_id, user.user))
+
+    async def open_round_modal(self, ack: Any, body: dict[str, Any], client: Any) -> None:
         await ack()
-        try:
-            sid = int(body["actions"][0]["value"])
-        except (KeyError, ValueError, IndexError):
-            return
-        channel_id = (body.get("channel") or {}).get("id", "")
-        ts = str((body.get("message") or {}).get("ts", ""))
-        await client.views_open(trigger_id=body["trigger_id"], view=round_modal(sid, channel_id, ts))
+        sid = action_id(body)
+        if sid is not None:
+            view = round_modal(sid, channel_id_of(body), message_ts_of(body))
+            await client.views_open(trigger_id=body["trigger_id"], view=view)
 
-    @app.view(ROUND_MODAL)
-    async def round_submitted(ack: Any, body: dict[str, Any], view: dict[str, Any], client: Any) -> None:
-        text = _value(view, ROUND_BLOCK, ROUND_INPUT)
+    async def round_submitted(self, ack: Any, body: dict[str, Any], view: dict[str, Any], client: Any) -> None:
+        text = text_field(view, ROUND_BLOCK, ROUND_INPUT)
         if not text.strip():
             await ack(response_action="errors", errors={ROUND_BLOCK: "Say your read first."})
             return
         await ack()
-        sid, channel_id, ts = [*str(view.get("private_metadata", "")).split("|"), "", "", ""][:3]
-        team, user = _who(body)
-        channel = ChannelRef(PLATFORM, team, channel_id)
-        background(_round_answer(int(sid) if sid.isdigit() else 0, channel, user, text, ts, client))
+        sid_text, channel_id, ts = metadata(view, 3)
+        sid, user = number(sid_text), user_of(body)
+        channel = ChannelRef(PLATFORM, user.workspace, channel_id)
 
-    async def _round_answer(sid: int, channel: ChannelRef, user: UserRef, text: str, ts: str, client: Any) -> None:
-        try:
+        async def answer() -> None:
+            prep = self.prep
             await prep.interview.answer(sid, user, text, MessageRef(channel, ts) if ts else None)
-        except DrillError as exc:
-            if channel.channel:
-                await client.chat_postEphemeral(channel=channel.channel, user=user.user, text=escape(str(exc)))
-        except Exception:
-            log.exception("interview answer failed")
-            if channel.channel:
-                await client.chat_postEphemeral(
-                    channel=channel.channel,
-                    user=user.user,
-                    text="Something went wrong; `/trace interview resume` continues.",
-                )
 
-    @app.action(START_ACTION)
-    async def start_from_invite(ack: Any, body: dict[str, Any], client: Any) -> None:
-        await ack()
-        value = str((body.get("actions") or [{}])[0].get("value", ""))
-        rounds_s, _, group_s = value.partition("|")
-        team, user = _who(body)
-        channel = ChannelRef(PLATFORM, team, (body.get("channel") or {}).get("id", ""))
+        reply = ephemeral_in(client, channel_id, user.user)
+        self.runner.later(f"interview answer {sid}", answer(), reply, ROUND_ERRORS)
+
+    async def start_from_invite(self, body: dict[str, Any], client: Any) -> None:
+        """Lazy: starting an interview draws its first round."""
+        rounds_s, _, group_s = action_value(body).partition("|")
+        user = user_of(body)
+        channel = ChannelRef(PLATFORM, user.workspace, channel_id_of(body))
         rounds = int(rounds_s) if rounds_s.isdigit() else 3
         group_id = int(group_s) if group_s.isdigit() else None
-        background(_start(channel, user, rounds, group_id, client))
 
-    async def _start(channel: ChannelRef, user: UserRef, rounds: int, group_id: int | None, client: Any) -> None:
-        try:
+        async def start() -> None:
+            prep = self.prep
             await prep.interview.start(channel, user, rounds=rounds, group_id=group_id)
-        except DrillError as exc:
-            await client.chat_postEphemeral(channel=channel.channel, user=user.user, text=escape(str(exc)))
 
-
-def _value(view: dict[str, Any], block: str, action: str) -> str:
-    values = ((view.get("state") or {}).get("values") or {}).get(block) or {}
-    return str((values.get(action) or {}).get("value") or "")
-
-
-def _who(body: dict[str, Any]) -> tuple[str, UserRef]:
-    team = body["team"]["id"] if body.get("team") else body["user"]["team_id"]
-    return team, UserRef(PLATFORM, team, body["user"]["id"], body["user"].get("name", ""))
+        reply = ephemeral_in(client, channel.channel, user.user)
+        await self.runner.reply_after("interview from an invite", start(), reply, SLACK_ERRORS)

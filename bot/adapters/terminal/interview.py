@@ -15,6 +15,7 @@ from rich.panel import Panel
 
 from ...interview import ROUND_SECONDS, RoundResult, judge, model_answer, plan, scenario_for, summary_lines
 from ...interview.session import SEED_RANGE
+from ...render.text import render_text
 from .answer_input import read_piped, read_with_countdown, stdin_is_terminal
 
 
@@ -32,8 +33,6 @@ def _now() -> datetime:
 
 async def run_interview(opts: InterviewOptions, console: Console, stdin: TextIO) -> int:
     """Run the rounds; returns the exit code. A piped run reads one answer per round (ended by an empty line)."""
-    from ...render.text import render_text
-
     seed = opts.seed if opts.seed is not None else random.randrange(SEED_RANGE)
     specs = plan(opts.rounds, seed)
     console.print(

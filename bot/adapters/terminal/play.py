@@ -15,11 +15,14 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
-from ...drills.engine import DrillEngine, SubmitOutcome
+from ...drills.engine import DrillEngine, StartedDrill, SubmitOutcome
 from ...drills.errors import DrillError
 from ...drills.hint_service import HintService
 from ...drills.hints import HINT_COSTS
+from ...drills.ports import ChannelRef
 from ...grading import Grade
+from ...render.text import render_text
+from ...scenarios.model import Scenario
 from .answer_input import read_piped, read_with_countdown, stdin_is_terminal
 from .chat import TerminalChat, channel_ref, user_ref
 
@@ -45,55 +48,11 @@ def default_user() -> str:
 async def play(engine: DrillEngine, chat: TerminalChat, opts: PlayOptions, console: Console, stdin: TextIO) -> int:
     """Run one drill; returns the process exit code."""
     channel = channel_ref(f"solo-{opts.user}")
-    seconds = int(opts.minutes * 60) if opts.timer else NO_TIMER_SECONDS
-    trace_id = None
-    if opts.trace is not None:
-        data = await asyncio.to_thread(opts.trace.read_bytes)
-        trace_id = (await engine.store_trace(channel, opts.trace.name, data)).id
-    started = await engine.start(
-        channel,
-        signature=opts.signature,
-        seed=opts.seed,
-        difficulty=opts.difficulty,
-        duration_seconds=max(10, seconds),
-        trace_id=trace_id,
-        solo=True,
-        speed_bonus=opts.timer,
-    )
+    started = await _start(engine, channel, opts)
     scenario = await asyncio.to_thread(engine.scenario_of, started)
-    picture = started.message.message if started.message else ""
-    from ...render.text import render_text
-
-    console.print(render_text(scenario, min(console.width, 140), header=False), highlight=False, markup=False)
-    console.print(Panel("\n".join(scenario.context.lines()), title=scenario.context.title, expand=False))
-    console.print(f"Picture: {picture}")
-    if opts.open_picture:
-        _open(picture, console)
-    timer_text = f"{opts.minutes:g} minutes" if opts.timer else "no timer"
-    console.print(
-        f"Read it in order — step → gaps → overlap → top kernels — then type your diagnosis "
-        f"({timer_text}; an empty line submits; a line with just h asks for a hint, "
-        f"−{HINT_COSTS[0]} then −{HINT_COSTS[1]} points)."
-    )
-    hints = HintService(engine)
+    _show(console, scenario, started.message.message if started.message else "", opts)
     try:
-        while True:
-            if stdin_is_terminal() and stdin is sys.stdin:
-                answer = await asyncio.to_thread(
-                    read_with_countdown, started.deadline if opts.timer else None, engine.clock
-                )
-            else:
-                answer = read_piped(stdin)
-            wants_hint, answer = _hint_request(answer)
-            if not wants_hint:
-                break
-            try:
-                given = await hints.hint(started.id, user_ref(opts.user))
-                console.print(given.private_text(), highlight=False, markup=False)
-            except DrillError as exc:
-                console.print(str(exc), highlight=False, markup=False)
-            if answer.strip():
-                break
+        answer = await _read_answer(engine, started, opts, console, stdin)
     except (KeyboardInterrupt, EOFError):
         await engine.abandon(started.id, channel)
         console.print("\nStopped. Nothing was stored.")
@@ -110,6 +69,62 @@ async def play(engine: DrillEngine, chat: TerminalChat, opts: PlayOptions, conso
     console.print(f"Annotated picture: {reveal_path}")
     console.print(f"Your history: tracedrill stats --user {opts.user}")
     return 0
+
+
+async def _start(engine: DrillEngine, channel: ChannelRef, opts: PlayOptions) -> StartedDrill:
+    seconds = int(opts.minutes * 60) if opts.timer else NO_TIMER_SECONDS
+    trace_id = None
+    if opts.trace is not None:
+        data = await asyncio.to_thread(opts.trace.read_bytes)
+        trace_id = (await engine.store_trace(channel, opts.trace.name, data)).id
+    return await engine.start(
+        channel,
+        signature=opts.signature,
+        seed=opts.seed,
+        difficulty=opts.difficulty,
+        duration_seconds=max(10, seconds),
+        trace_id=trace_id,
+        solo=True,
+        speed_bonus=opts.timer,
+    )
+
+
+def _show(console: Console, scenario: Scenario, picture: str, opts: PlayOptions) -> None:
+    console.print(render_text(scenario, min(console.width, 140), header=False), highlight=False, markup=False)
+    console.print(Panel("\n".join(scenario.context.lines()), title=scenario.context.title, expand=False))
+    console.print(f"Picture: {picture}")
+    if opts.open_picture:
+        _open(picture, console)
+    timer_text = f"{opts.minutes:g} minutes" if opts.timer else "no timer"
+    console.print(
+        f"Read it in order — step → gaps → overlap → top kernels — then type your diagnosis "
+        f"({timer_text}; an empty line submits; a line with just h asks for a hint, "
+        f"−{HINT_COSTS[0]} then −{HINT_COSTS[1]} points)."
+    )
+
+
+async def _read_answer(
+    engine: DrillEngine, started: StartedDrill, opts: PlayOptions, console: Console, stdin: TextIO
+) -> str:
+    """The typed answer; a first line of just "h" asks for a hint (and the answer may follow it)."""
+    hints = HintService(engine)
+    while True:
+        if stdin_is_terminal() and stdin is sys.stdin:
+            answer = await asyncio.to_thread(
+                read_with_countdown, started.deadline if opts.timer else None, engine.clock
+            )
+        else:
+            answer = read_piped(stdin)
+        wants_hint, answer = _hint_request(answer)
+        if not wants_hint:
+            return answer
+        try:
+            given = await hints.hint(started.id, user_ref(opts.user))
+            console.print(given.private_text(), highlight=False, markup=False)
+        except DrillError as exc:
+            console.print(str(exc), highlight=False, markup=False)
+        if answer.strip():
+            return answer
 
 
 def _hint_request(answer: str) -> tuple[bool, str]:
