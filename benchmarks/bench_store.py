@@ -20,7 +20,7 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, insert, text
 
-from bot.drills.engine import DrillEngine
+from bot.drills.engine import Drills
 from bot.drills.fake import FakeChat
 from bot.drills.leaderboard import leaderboard
 from bot.drills.ports import ChannelRef, UserRef
@@ -133,7 +133,7 @@ def time_leaderboard(db: Database, ws_id: int, ch_id: int, label: str) -> None:
 
 
 async def time_submits(db: Database) -> None:
-    engine = DrillEngine(db, {"slack": FakeChat()}, clock=lambda: NOW, rng=random.Random(2))
+    engine = Drills(db, {"slack": FakeChat()}, clock=lambda: NOW, rng=random.Random(2))
     ch = ChannelRef("slack", "TSUB", "C1")
     d = await engine.start(ch, signature="straggler", duration_seconds=3600)
     answers = [
@@ -155,7 +155,7 @@ async def time_submits(db: Database) -> None:
 
 async def fan_out(db: Database, n_channels: int = 1000) -> None:
     chat = FakeChat()
-    engine = DrillEngine(db, {"slack": chat}, clock=lambda: NOW, rng=random.Random(3))
+    engine = Drills(db, {"slack": chat}, clock=lambda: NOW, rng=random.Random(3))
     with db.session() as s:
         ws = repo.workspace(s, "slack", "TFAN", "fan", NOW)
         s.execute(

@@ -9,7 +9,7 @@ from pathlib import Path
 from platformdirs import user_cache_dir
 
 from .adapters.terminal.chat import PLATFORM, TerminalChat
-from .drills.engine import DrillEngine
+from .drills.engine import Drills
 from .settings import CoreSettings
 from .store.db import Database
 from .store.migrate import upgrade
@@ -29,9 +29,9 @@ def open_database(url: str | None, settings: CoreSettings | None = None) -> Data
     return db
 
 
-def local_engine(url: str | None, echo: Callable[[str], None] = print) -> tuple[DrillEngine, TerminalChat]:
+def local_engine(url: str | None, echo: Callable[[str], None] = print) -> tuple[Drills, TerminalChat]:
     settings = CoreSettings()
     db = open_database(url, settings)
     chat = TerminalChat(pictures_dir(), echo)
-    engine = DrillEngine(db, {PLATFORM: chat}, answer_seconds=settings.answer_seconds, theme=settings.theme)
+    engine = Drills(db, {PLATFORM: chat}, answer_seconds=settings.answer_seconds, theme=settings.theme)
     return engine, chat

@@ -6,7 +6,7 @@ import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from bot.drills.engine import DrillEngine
+from bot.drills.engine import Drills
 from bot.drills.fake import FakeChat
 from bot.drills.ports import ChannelRef, UserRef
 from bot.store.db import Database
@@ -23,8 +23,8 @@ class Clock:
         self.now += timedelta(seconds=seconds)
 
 
-def engine_for(db: Database, chat: FakeChat, clock: Clock, seed: int = 1, platform: str = "slack") -> DrillEngine:
-    return DrillEngine(db, {platform: chat}, clock=clock, rng=random.Random(seed), retry_base_seconds=0.01)
+def engine_for(db: Database, chat: FakeChat, clock: Clock, seed: int = 1, platform: str = "slack") -> Drills:
+    return Drills(db, {platform: chat}, clock=clock, rng=random.Random(seed), retry_base_seconds=0.01)
 
 
 def channel(ws: str = "T1", ch: str = "C1", platform: str = "slack") -> ChannelRef:

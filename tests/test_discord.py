@@ -16,7 +16,7 @@ from sqlalchemy import select
 
 from bot.adapters.discord.bot import TraceBot
 from bot.adapters.discord.settings import DiscordSettings
-from bot.drills.engine import DrillEngine
+from bot.drills.engine import Drills
 from bot.drills.service import TeamService
 from bot.store.db import Database
 from bot.store.models import Attempt, Drill
@@ -171,7 +171,7 @@ async def open_form(h: Harness, drill_id: int, message_id: str, user: str = "42"
 class Harness:
     def __init__(self, db: Database, api: FakeDiscordAPI, clock: Clock) -> None:
         self.db, self.api, self.clock = db, api, clock
-        self.engine = DrillEngine(db, {}, clock=clock)
+        self.engine = Drills(db, {}, clock=clock)
         self.bot = self.new_bot()
 
     def new_bot(self) -> TraceBot:

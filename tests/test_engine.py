@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import create_engine, func, select, text
 
-from bot.drills.engine import DrillEngine
+from bot.drills.engine import Drills
 from bot.drills.errors import DrillError, DrillNotFound, NotRecorded
 from bot.drills.fake import FakeChat
 from bot.drills.leaderboard import leaderboard
@@ -328,7 +328,7 @@ async def test_hostile_and_huge_answers_are_stored_safely(database: Database) ->
 def test_the_core_imports_no_chat_sdk() -> None:
     from pathlib import Path
 
-    core = Path(DrillEngine.__module__.replace(".", "/")).parent
+    core = Path(Drills.__module__.replace(".", "/")).parent
     for path in (Path(__file__).parent.parent / core).glob("*.py"):
         source = path.read_text(encoding="utf-8")
         for sdk in ("slack_bolt", "slack_sdk", "discord"):

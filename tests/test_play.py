@@ -14,7 +14,7 @@ from sqlalchemy import select
 from bot.adapters.terminal.chat import TerminalChat
 from bot.adapters.terminal.play import PlayOptions, play
 from bot.cli import main
-from bot.drills.engine import DrillEngine
+from bot.drills.engine import Drills
 from bot.store.db import Database
 from bot.store.models import Attempt, Drill
 
@@ -119,7 +119,7 @@ class _SlowReader(io.StringIO):
 async def test_running_out_of_time_grades_what_was_typed_as_late(tmp_path: Path, database: Database) -> None:
     clock = Clock()
     chat = TerminalChat(tmp_path, lambda _t: None)
-    engine = DrillEngine(database, {"terminal": chat}, clock=clock)
+    engine = Drills(database, {"terminal": chat}, clock=clock)
     console = Console(file=io.StringIO(), width=120)
     code = await play(
         engine,
@@ -145,7 +145,7 @@ class _Interrupting(io.StringIO):
 
 async def test_ctrl_c_stores_nothing_half_written(tmp_path: Path, database: Database) -> None:
     chat = TerminalChat(tmp_path, lambda _t: None)
-    engine = DrillEngine(database, {"terminal": chat}, clock=Clock())
+    engine = Drills(database, {"terminal": chat}, clock=Clock())
     console = Console(file=io.StringIO(), width=120)
     code = await play(engine, chat, PlayOptions("dee"), console, _Interrupting(""))
     assert code == 130

@@ -37,7 +37,7 @@ class PrepHarness(Harness):
     def __init__(self, db: Database, api: FakeSlackAPI, clock: Clock) -> None:
         from bot.adapters.slack.app import build_slack
         from bot.adapters.slack.settings import SlackSettings
-        from bot.drills.engine import DrillEngine
+        from bot.drills.engine import Drills
         from bot.drills.service import TeamService
 
         self.db, self.api, self.clock = db, api, clock
@@ -47,7 +47,7 @@ class PrepHarness(Harness):
             api_url=f"{api.base}/api/",
             update_every_seconds=0.2,
         )
-        self.engine = DrillEngine(db, {}, clock=clock)
+        self.engine = Drills(db, {}, clock=clock)
         self.service = TeamService(self.engine)
         self.prep = build_prep(self.engine)
         self.runtime = build_slack(self.engine, self.service, settings, self.prep)

@@ -22,7 +22,7 @@ from bot.adapters.slack.files import on_slack_host
 from bot.adapters.slack.installation import ThreadedStateStore
 from bot.adapters.slack.redact import RedactSecrets
 from bot.adapters.slack.settings import SlackSettings
-from bot.drills.engine import DrillEngine
+from bot.drills.engine import Drills
 from bot.drills.fake import FakeChat
 from bot.drills.service import TeamService
 from bot.scenarios.export import export_scenario
@@ -82,8 +82,8 @@ def test_blank_secrets_are_refused_at_start(monkeypatch: pytest.MonkeyPatch) -> 
     _check_slack(False)
     with pytest.raises(ValueError, match="empty"):
         build_slack(
-            DrillEngine(Database("sqlite://"), {}),
-            TeamService(DrillEngine(Database("sqlite://"), {})),
+            Drills(Database("sqlite://"), {}),
+            TeamService(Drills(Database("sqlite://"), {})),
             SlackSettings(bot_token="xoxb-1", signing_secret="  "),
         )
 

@@ -7,7 +7,7 @@ import asyncio
 import logging
 
 from ..store.appeals import PendingNotice, Verdict, mark_told, pending_notices
-from .engine import DrillEngine
+from .engine import Drills
 from .ports import ChannelRef, UserRef
 
 log = logging.getLogger(__name__)
@@ -22,7 +22,7 @@ def _verdict_text(v: Verdict) -> str:
     return f"{v.part} {'accepted' if v.accepted else 'rejected'}" + (f" ({v.note})" if v.note else "")
 
 
-async def send_pending(engine: DrillEngine) -> int:
+async def send_pending(engine: Drills) -> int:
     """Send every pending notice; one that fails stays pending for the next run. Returns how many were sent."""
     sent = 0
     for notice in await asyncio.to_thread(pending_notices, engine.db):

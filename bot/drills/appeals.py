@@ -28,7 +28,7 @@ from ..store.appeals import (
     RulingRequest,
     parts_of,
 )
-from .engine import DrillEngine
+from .engine import Drills
 from .errors import DrillError, DrillNotFound
 from .hints import attempt_points
 from .ports import UserRef
@@ -122,7 +122,7 @@ def _refusal_error(exc: AppealRefused, drill_id: int = 0, appeal_id: int = 0) ->
 
 
 class AppealService:
-    def __init__(self, engine: DrillEngine) -> None:
+    def __init__(self, engine: Drills) -> None:
         self.engine = engine
         self.db = engine.db
 

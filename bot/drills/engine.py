@@ -39,7 +39,7 @@ from .scenarios import DrillScenarios, drill_png, reveal_png, text_timeline
 from .selection import AdaptivePicker
 from .synonyms import apply_extra_phrases
 
-__all__ = ["DrillEngine", "DrillKey", "Drills", "StartedDrill", "SubmitOutcome", "utcnow"]
+__all__ = ["DrillKey", "Drills", "StartedDrill", "SubmitOutcome", "utcnow"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -177,8 +177,6 @@ class Drills:
         """The drill's scenario (blocking)."""
         return self.scenarios.for_key(key)
 
-    _scenario_for = scenario_for  # the hint service's name for it; removed after the branches merge
-
     def _draw_reveal(self, scenario_: Scenario) -> bytes:
         return reveal_png(self.renders, scenario_, self.theme)
 
@@ -260,6 +258,3 @@ def _checked(spec: DrillSpec) -> DrillSpec:
     if spec.duration_seconds is not None and not 10 <= spec.duration_seconds <= 24 * 3600:
         raise DrillError("Duration must be between 10 seconds and 24 hours.")
     return spec
-
-
-DrillEngine = Drills  # the old name, for the other branches' imports; removed after the branches merge

@@ -6,7 +6,7 @@ import asyncio
 from dataclasses import dataclass
 
 from ..store.hints import HintRefusal, HintRefused, HintRequest, TakenHint, take_hint
-from .engine import DrillEngine, DrillKey
+from .engine import DrillKey, Drills
 from .errors import DrillError, DrillNotFound
 from .hints import HINT_COSTS, attempt_points, hint_for
 from .ports import UserRef
@@ -27,7 +27,7 @@ class HintGiven:
 
 
 class HintService:
-    def __init__(self, engine: DrillEngine) -> None:
+    def __init__(self, engine: Drills) -> None:
         self.engine = engine
 
     async def hint(self, drill_id: int, user: UserRef) -> HintGiven:
@@ -39,7 +39,7 @@ class HintService:
             )
         except HintRefused as exc:
             raise _refusal_error(exc.refusal, drill_id) from exc
-        scenario = await asyncio.to_thread(self.engine._scenario_for, _key(taken))
+        scenario = await asyncio.to_thread(self.engine.scenario_for, _key(taken))
         return HintGiven(drill_id, taken.level, taken.cost, hint_for(scenario, taken.level).text)
 
 

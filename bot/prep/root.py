@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..drills.engine import DrillEngine
+from ..drills.engine import Drills
 from ..interview.service import InterviewService
 from ..mathdrill.service import MathService
 
@@ -22,7 +22,7 @@ class PrepServices:
             self.on_schedule_change()
 
 
-def build_prep(engine: DrillEngine) -> PrepServices:
+def build_prep(engine: Drills) -> PrepServices:
     math = MathService(engine.db, clock=engine.clock)
     interview = InterviewService(engine.db, renders=engine.renders, theme=engine.theme, clock=engine.clock)
     return PrepServices(math, interview)

@@ -12,7 +12,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from ...drills.engine import DrillEngine
+from ...drills.engine import Drills
 from ...drills.errors import NotRecorded
 from ...drills.home import HomeService
 from ...drills.service import TeamService
@@ -50,9 +50,9 @@ def _discord_quote(echo: str) -> str:
 
 class TraceBot:
     """Holds the discord.py client, its command tree and the chat port; knows the core only through
-    DrillEngine and TeamService."""
+    Drills and TeamService."""
 
-    def __init__(self, engine: DrillEngine, service: TeamService, settings: DiscordSettings) -> None:
+    def __init__(self, engine: Drills, service: TeamService, settings: DiscordSettings) -> None:
         self.engine, self.service, self.settings = engine, service, settings
         intents = discord.Intents.none()
         intents.guilds = True

@@ -15,7 +15,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 from slack_sdk.errors import SlackApiError
 
-from ...drills.engine import DrillEngine
+from ...drills.engine import Drills
 from ...drills.service import TeamService
 from ...prep.root import PrepServices
 from ..common.runner import Runner
@@ -62,7 +62,7 @@ class SlackRuntime:
 
 
 def build_slack(
-    engine: DrillEngine, service: TeamService, settings: SlackSettings, prep: PrepServices | None = None
+    engine: Drills, service: TeamService, settings: SlackSettings, prep: PrepServices | None = None
 ) -> SlackRuntime:
     installations = None
     states = None
@@ -133,7 +133,7 @@ def _single_workspace_app(settings: SlackSettings) -> tuple[AsyncApp, TokenLooku
 
 def _register(
     app: AsyncApp,
-    engine: DrillEngine,
+    engine: Drills,
     service: TeamService,
     settings: SlackSettings,
     chat: SlackChat,

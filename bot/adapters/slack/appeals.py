@@ -16,7 +16,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncApp
 
 from ...drills.appeals import AppealInfo, AppealService, Ruling, parts_of
-from ...drills.engine import DrillEngine
+from ...drills.engine import Drills
 from ...drills.errors import DrillError
 from ...drills.hint_service import HintService
 from ...drills.hints import HINT_COSTS
@@ -202,7 +202,7 @@ PublishHome = Callable[[UserRef], Awaitable[None]]
 class AppealListeners:
     """Hint and appeal listeners; `register` returns the App Home's open-appeals section (the home adds it)."""
 
-    def __init__(self, engine: DrillEngine, runner: Runner, publish_home: PublishHome | None = None) -> None:
+    def __init__(self, engine: Drills, runner: Runner, publish_home: PublishHome | None = None) -> None:
         self.hints, self.appeals = HintService(engine), AppealService(engine)
         self.runner, self.publish_home = runner, publish_home
 

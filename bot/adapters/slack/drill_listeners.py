@@ -11,7 +11,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncApp
 
 from ...drills.commands import USAGE, Command, parse
-from ...drills.engine import DrillEngine
+from ...drills.engine import Drills
 from ...drills.ports import ChannelRef, UserRef
 from ...drills.service import TeamService
 from ..common.replies import answer_receipt, prefill
@@ -61,7 +61,7 @@ def _slack_quote(echo: str) -> str:
 class DrillListeners:
     def __init__(
         self,
-        engine: DrillEngine,
+        engine: Drills,
         service: TeamService,
         settings: SlackSettings,
         chat: SlackChat,

@@ -11,7 +11,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncApp
 
 from ...drills.channel_config import ConfigChange, parse_signatures, validate
-from ...drills.engine import DrillEngine
+from ...drills.engine import Drills
 from ...drills.errors import DrillError
 from ...drills.home import Home, HomeService
 from ...drills.ports import ChannelRef, UserRef
@@ -30,7 +30,7 @@ HomeSection = Callable[[Any, UserRef], Awaitable[list[dict[str, Any]]]]
 
 
 class HomeListeners:
-    def __init__(self, engine: DrillEngine, service: TeamService, chat: SlackChat, enterprises: Enterprises) -> None:
+    def __init__(self, engine: Drills, service: TeamService, chat: SlackChat, enterprises: Enterprises) -> None:
         self.engine, self.service, self.chat, self.enterprises = engine, service, chat, enterprises
         self.homes = HomeService(engine)
         self.charts: dict[tuple[str, str], str] = {}  # (user, chart digest) → uploaded file id: one upload per change

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
-from ...drills.engine import DrillEngine, StartedDrill, SubmitOutcome
+from ...drills.engine import Drills, StartedDrill, SubmitOutcome
 from ...drills.errors import DrillError
 from ...drills.hint_service import HintService
 from ...drills.hints import HINT_COSTS
@@ -45,7 +45,7 @@ def default_user() -> str:
     return (os.environ.get("USER") or os.environ.get("USERNAME") or "you")[:64]
 
 
-async def play(engine: DrillEngine, chat: TerminalChat, opts: PlayOptions, console: Console, stdin: TextIO) -> int:
+async def play(engine: Drills, chat: TerminalChat, opts: PlayOptions, console: Console, stdin: TextIO) -> int:
     """Run one drill; returns the process exit code."""
     channel = channel_ref(f"solo-{opts.user}")
     started = await _start(engine, channel, opts)
@@ -71,7 +71,7 @@ async def play(engine: DrillEngine, chat: TerminalChat, opts: PlayOptions, conso
     return 0
 
 
-async def _start(engine: DrillEngine, channel: ChannelRef, opts: PlayOptions) -> StartedDrill:
+async def _start(engine: Drills, channel: ChannelRef, opts: PlayOptions) -> StartedDrill:
     seconds = int(opts.minutes * 60) if opts.timer else NO_TIMER_SECONDS
     trace_id = None
     if opts.trace is not None:
@@ -104,7 +104,7 @@ def _show(console: Console, scenario: Scenario, picture: str, opts: PlayOptions)
 
 
 async def _read_answer(
-    engine: DrillEngine, started: StartedDrill, opts: PlayOptions, console: Console, stdin: TextIO
+    engine: Drills, started: StartedDrill, opts: PlayOptions, console: Console, stdin: TextIO
 ) -> str:
     """The typed answer; a first line of just "h" asks for a hint (and the answer may follow it)."""
     hints = HintService(engine)
