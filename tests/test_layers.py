@@ -39,9 +39,12 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "interview": frozenset({"scenarios", "render", "grading", "drills", "store"}),
     "prep": frozenset({"drills", "mathdrill", "interview", "store"}),
     "schedule": frozenset({"drills", "prep", "mathdrill", "interview"}),
-    "adapters.terminal": _ADAPTER,
-    "adapters.slack": _ADAPTER,
-    "adapters.discord": _ADAPTER,
+    # What the adapters share (the runner, the replies) may import what an adapter may, never an adapter itself nor a
+    # platform library (PLATFORM_LIBRARIES below keeps slack_bolt, slack_sdk and discord out of it).
+    "adapters.common": _ADAPTER,
+    "adapters.terminal": _ADAPTER | {"adapters.common"},
+    "adapters.slack": _ADAPTER | {"adapters.common"},
+    "adapters.discord": _ADAPTER | {"adapters.common"},
     "migrations": frozenset({"store"}),
     "health": frozenset({"store"}),
     "settings": frozenset(),
@@ -112,7 +115,7 @@ def _graph() -> dict[str, frozenset[str]]:
 def _room(module: str) -> str:
     parts = module.split(".")[1:]
     if parts[:1] == ["adapters"]:
-        return ".".join(parts[:2]) if len(parts) > 1 else "bot"  # bot.adapters itself only holds the three
+        return ".".join(parts[:2]) if len(parts) > 1 else "bot"  # bot.adapters itself only holds the rooms
     if not parts:
         return "bot"
     if parts[0].startswith("cli") or parts[0] == "reports":
