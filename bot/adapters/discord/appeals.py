@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import discord
 from discord import app_commands
@@ -17,11 +17,9 @@ from ...drills.errors import DrillError
 from ...drills.hint_service import HintService
 from ...drills.synonyms import PARTS
 from .codes import NO_PINGS
+from .host import BotHost
 from .interactions import PLATFORM, followup, may_manage, user_of
 from .routes import routes
-
-if TYPE_CHECKING:
-    from .bot import TraceBot
 
 log = logging.getLogger(__name__)
 HINT_TEMPLATE = r"tracedrill:hint:(?P<drill>[0-9]{1,12})"
@@ -112,7 +110,7 @@ def feedback_view(drill_id: int) -> discord.ui.View:
 
 
 class DiscordAppeals:
-    def __init__(self, bot: TraceBot) -> None:
+    def __init__(self, bot: BotHost) -> None:
         self.bot = bot
         self.hints = HintService(bot.engine)
         self.appeals = AppealService(bot.engine)

@@ -3,7 +3,6 @@ answer modal. Every interaction is answered or deferred at once; the work runs a
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import logging
@@ -15,8 +14,8 @@ from discord import app_commands
 from ...drills.engine import Drills
 from ...drills.errors import NotRecorded
 from ...drills.home import HomeService
+from ...drills.kept_values import KeptValues
 from ...drills.service import TeamService
-from ...store import state
 from ..common.replies import answer_receipt, prefill
 from ..common.runner import Runner
 from .appeals import DiscordAppeals
@@ -61,6 +60,7 @@ class TraceBot:
         self.tree = app_commands.CommandTree(self.client)
         self.chat = DiscordChat(self.client)
         self.homes = HomeService(engine)
+        self.kept = KeptValues(engine)  # the hash of the command tree last synced, per scope
         self.runner = Runner(DISCORD_ERRORS, log)
         self.client.setup_hook = self.setup_hook  # type: ignore[method-assign]
         routes(self.client).submit = self.open_modal
@@ -86,10 +86,10 @@ class TraceBot:
                 self.tree.copy_global_to(guild=guild)
             key = f"discord:commands:{guild.id if guild else 'global'}"
             digest = self.commands_hash(guild)
-            if not force and await asyncio.to_thread(state.get, self.engine.db, key) == digest:
+            if not force and await self.kept.get(key) == digest:
                 continue
             await self.tree.sync(guild=guild)
-            await asyncio.to_thread(state.put, self.engine.db, key, digest, self.engine.clock())
+            await self.kept.put(key, digest)
             synced.append(key)
         return synced
 

@@ -4,7 +4,6 @@ client hint). Each command answers or defers at once and hands the rest to the b
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
@@ -17,10 +16,8 @@ from ...drills.errors import DrillError
 from ...scenarios.ids import DIFFICULTIES, SIGNATURE_IDS
 from ..common.replies import analyze_download
 from .codes import NO_PINGS
+from .host import BotHost
 from .interactions import ANALYSIS_ERRORS, PLATFORM, followup, may_manage, refs
-
-if TYPE_CHECKING:
-    from .bot import TraceBot
 
 SIGNATURE_CHOICES = [app_commands.Choice(name=s, value=s) for s in SIGNATURE_IDS]
 PERIOD_CHOICES = [app_commands.Choice(name=p, value=p) for p in ("week", "month", "all")]
@@ -38,7 +35,7 @@ HELP = (
 CONFIG_NOTE = "\nOn Discord people answer with the **Submit diagnosis** form; answers stay hidden until the reveal."
 
 
-def register_commands(bot: TraceBot) -> None:
+def register_commands(bot: BotHost) -> None:
     _register_events(bot)
     _register_drill(bot)
     _register_team(bot)
@@ -46,7 +43,7 @@ def register_commands(bot: TraceBot) -> None:
     _register_config(bot)
 
 
-def _register_events(bot: TraceBot) -> None:
+def _register_events(bot: BotHost) -> None:
     service = bot.service
 
     @bot.client.event
@@ -64,7 +61,7 @@ def _register_events(bot: TraceBot) -> None:
         await service.enable_workspace(PLATFORM, str(guild.id))
 
 
-def _register_drill(bot: TraceBot) -> None:
+def _register_drill(bot: BotHost) -> None:
     tree, engine = bot.tree, bot.engine
 
     @tree.command(name="trace", description="A trace-reading drill now (optionally one signature)")
@@ -107,7 +104,7 @@ def _register_drill(bot: TraceBot) -> None:
         await interaction.response.send_message(HELP, ephemeral=True)
 
 
-def _register_team(bot: TraceBot) -> None:
+def _register_team(bot: BotHost) -> None:
     tree, service = bot.tree, bot.service
 
     @tree.command(name="trace-leaderboard", description="This channel's leaderboard")
@@ -140,7 +137,7 @@ def _register_team(bot: TraceBot) -> None:
         bot.runner.later("/trace-group", service.group_text(action, name, user, channel), followup(interaction))
 
 
-def _register_schedule(bot: TraceBot) -> None:
+def _register_schedule(bot: BotHost) -> None:
     service = bot.service
 
     @bot.tree.command(
@@ -167,7 +164,7 @@ def _register_schedule(bot: TraceBot) -> None:
         bot.runner.later("/trace-schedule", work, followup(interaction))
 
 
-def _register_config(bot: TraceBot) -> None:
+def _register_config(bot: BotHost) -> None:
     @bot.tree.command(name="trace-config", description="This channel's drill settings (Manage Server)")
     @app_commands.guild_only()
     @app_commands.default_permissions(manage_guild=True)
@@ -216,7 +213,7 @@ def _config_change(
     )
 
 
-async def _configure(bot: TraceBot, interaction: discord.Interaction, change: ConfigChange | None) -> str:
+async def _configure(bot: BotHost, interaction: discord.Interaction, change: ConfigChange | None) -> str:
     service = bot.service
     channel, _ = refs(interaction)
     if change is None:
@@ -226,7 +223,7 @@ async def _configure(bot: TraceBot, interaction: discord.Interaction, change: Co
     return ("Saved. " if change else "") + current.summary(bot.engine.answer_seconds) + CONFIG_NOTE
 
 
-async def _home(bot: TraceBot, interaction: discord.Interaction) -> None:
+async def _home(bot: BotHost, interaction: discord.Interaction) -> None:
     """`/trace-me`: the person's home as an embed, with the accuracy chart when there is one."""
     _, user = refs(interaction)
     home = await bot.homes.home(user)

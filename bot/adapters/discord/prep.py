@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -22,12 +22,10 @@ from ...prep.root import PrepServices
 from ...prep.schedules import schedule_off, set_schedule
 from ..common.runner import ErrorTable
 from .codes import NO_PINGS, THREAD_ALREADY_CREATED
+from .host import BotHost
 from .interactions import followup, may_manage, refs, submit_errors
 from .pages import pages
 from .routes import routes
-
-if TYPE_CHECKING:
-    from .bot import TraceBot
 
 KIND_CHOICES = [app_commands.Choice(name=k, value=k) for k in KINDS]
 WHAT_CHOICES = [app_commands.Choice(name=w, value=w) for w in ("math", "interview")]
@@ -227,7 +225,7 @@ class DiscordPrepChat:
 ROUND_ERRORS: ErrorTable = submit_errors("Something went wrong; `/trace-interview resume:True` continues.")
 
 
-def register_prep(bot: TraceBot, prep: PrepServices) -> None:
+def register_prep(bot: BotHost, prep: PrepServices) -> None:
     """Commands on the bot's tree, persistent buttons on its client, and the chat ports for both services."""
     chat = DiscordPrepChat(bot.client)
     prep.math.chats["discord"] = chat
@@ -241,7 +239,7 @@ def register_prep(bot: TraceBot, prep: PrepServices) -> None:
     _register_schedule(bot, prep)
 
 
-def _register_math(bot: TraceBot, prep: PrepServices) -> None:
+def _register_math(bot: BotHost, prep: PrepServices) -> None:
     @bot.tree.command(name="trace-math", description="A 30-second mental-math question (busbw, bubble, ridge, MFU…)")
     @app_commands.guild_only()
     @app_commands.choices(kind=KIND_CHOICES)
@@ -270,7 +268,7 @@ def _register_math(bot: TraceBot, prep: PrepServices) -> None:
         bot.runner.later("/trace-math-board", prep.math.board_text(channel, period), followup(interaction))
 
 
-def _register_interview(bot: TraceBot, prep: PrepServices) -> None:
+def _register_interview(bot: BotHost, prep: PrepServices) -> None:
     @bot.tree.command(name="trace-interview", description="A mock interview: rounds of rising difficulty, 5 min each")
     @app_commands.guild_only()
     async def trace_interview(interaction: discord.Interaction, rounds: int = 3, resume: bool = False) -> None:
@@ -291,7 +289,7 @@ def _register_interview(bot: TraceBot, prep: PrepServices) -> None:
         bot.runner.later("/trace-interview", again() if resume else start(), followup(interaction))
 
 
-def _register_schedule(bot: TraceBot, prep: PrepServices) -> None:
+def _register_schedule(bot: BotHost, prep: PrepServices) -> None:
     @bot.tree.command(
         name="trace-prep-schedule",
         description="Schedule math questions or (study-group) interview "
@@ -348,7 +346,7 @@ async def _schedule(prep: PrepServices, channel: ChannelRef, cmd: PrepCommand) -
 class PrepButtons:
     """What the persistent Answer and Start buttons do: open a form, or start an interview."""
 
-    def __init__(self, bot: TraceBot, prep: PrepServices) -> None:
+    def __init__(self, bot: BotHost, prep: PrepServices) -> None:
         self.bot, self.prep = bot, prep
 
     async def open_math(self, interaction: discord.Interaction, qid: int) -> None:
