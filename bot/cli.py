@@ -17,9 +17,9 @@ from typing import TextIO
 
 import click
 
-from .adapters.discord.cli import discord_group
 from .cleantext import clean_name
 from .cli_appeals import register as register_appeals
+from .cli_discord import register as register_discord
 from .cli_errors import FriendlyGroup, writing
 from .cli_math import play_math
 from .cli_math import register as register_interview_prep
@@ -306,7 +306,7 @@ def analyze(path: Path, as_json: bool, out_file: Path | None) -> None:
 register_operations(main)
 register_appeals(main)
 register_interview_prep(main)
-main.add_command(discord_group)
+register_discord(main)
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -762,7 +762,7 @@ async def test_trace_me_shows_feedback_and_a_chart(discord_env: Harness) -> None
 async def test_discord_sync_command_forces_a_sync(
     discord_env: Harness, monkeypatch: pytest.MonkeyPatch, tmp_path
 ) -> None:  # type: ignore[no-untyped-def]
-    from bot.adapters.discord.cli import sync_once
+    from bot.cli_discord import sync_once
 
     h = discord_env
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'sync.sqlite3'}")

@@ -7,7 +7,7 @@ import asyncio
 
 import click
 
-from .settings import DiscordSettings
+from .adapters.discord.settings import DiscordSettings
 
 
 @click.group(name="discord")
@@ -32,9 +32,9 @@ def sync_command(force: bool) -> None:
 async def sync_once(settings: DiscordSettings, *, force: bool) -> list[str]:
     # Here, not at the top: `tracedrill --help` builds this command group, and should not load discord.py,
     # the database layer and the drill engine to print its help.
-    from ...app import build_core
-    from ...settings import CoreSettings
-    from .bot import TraceBot
+    from .adapters.discord.bot import TraceBot
+    from .app import build_core
+    from .settings import CoreSettings
 
     if settings.token is None:
         raise ValueError("DISCORD_TOKEN is not set")
@@ -51,3 +51,7 @@ async def sync_once(settings: DiscordSettings, *, force: bool) -> list[str]:
     finally:
         await bot.client.close()
         engine.db.dispose()
+
+
+def register(main: click.Group) -> None:
+    main.add_command(discord_group)
