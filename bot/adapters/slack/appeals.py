@@ -19,17 +19,14 @@ from ...drills.appeals import AppealInfo, AppealService, Ruling, parts_of
 from ...drills.engine import Drills
 from ...drills.errors import DrillError
 from ...drills.hint_service import HintService
-from ...drills.hints import HINT_COSTS
 from ...drills.ports import UserRef
 from ...drills.synonyms import PARTS
 from ..common.runner import Runner
-from .blocks import escape, input_block
+from .blocks import APPEAL_ACTION, HINT_ACTION, escape, input_block
 from .lazy import ack_only
 from .payloads import PLATFORM, action_id, channel_id_of, choice_field, metadata, number, team_of, text_field, user_of
 from .replies import SLACK_ERRORS, ephemeral_in, is_admin
 
-HINT_ACTION = "drill_hint"
-APPEAL_ACTION = "appeal_grade"
 APPEAL_MODAL = "appeal_modal"
 RULE_ACTION = "rule_appeal"
 RULING_MODAL = "ruling_modal"
@@ -42,32 +39,6 @@ REMEMBER_BLOCK, REMEMBER_INPUT = "ruling_remember", "remember"
 PART_LABELS = {"all": "All three parts", "signature": "Signature", "measurement": "Measurement", "fix": "Fix"}
 
 log = logging.getLogger(__name__)
-
-
-def hint_button(drill_id: int) -> dict[str, Any]:
-    return {
-        "type": "button",
-        "action_id": HINT_ACTION,
-        "value": str(drill_id),
-        "text": {"type": "plain_text", "text": f"Hint (−{HINT_COSTS[0]}, then −{HINT_COSTS[1]} pts)"},
-    }
-
-
-def feedback_blocks(drill_id: int, text: str) -> list[dict[str, Any]]:
-    return [
-        {"type": "section", "text": {"type": "mrkdwn", "text": escape(text)[:2900]}},
-        {
-            "type": "actions",
-            "elements": [
-                {
-                    "type": "button",
-                    "action_id": APPEAL_ACTION,
-                    "value": str(drill_id),
-                    "text": {"type": "plain_text", "text": "Appeal this grade"},
-                }
-            ],
-        },
-    ]
 
 
 def _option(value: str, text: str) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Block Kit for drills, the answer modal and reveals. Anything a person typed is escaped before it is quoted,
+"""Block Kit for drills (with their Submit and Hint buttons), the answer modal, reveals and the private feedback
+(with its "Appeal this grade" button). Anything a person typed is escaped before it is quoted,
 so `<!channel>` or `<@U123>` in an answer stays inert text."""
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from ...cleantext import in_code_block
+from ...drills.hints import HINT_COSTS
 from ...drills.ports import DrillPost, RevealPost
 
 SUBMIT_ACTION = "submit_diagnosis"
@@ -14,6 +16,8 @@ MODAL_CALLBACK = "diagnosis_modal"
 ANSWER_BLOCK = "answer_block"
 ANSWER_INPUT = "answer_input"
 TIMER_BLOCK = "timer"
+HINT_ACTION = "drill_hint"
+APPEAL_ACTION = "appeal_grade"  # "Appeal this grade" under the private feedback
 
 
 def escape(text: str) -> str:
@@ -70,8 +74,6 @@ def drill_blocks(post: DrillPost, seconds_left: int, file_id: str | None = None)
             "elements": [{"type": "mrkdwn", "text": remaining_text(post.deadline, seconds_left)}],
         },
     ]
-    from .appeals import hint_button
-
     buttons = [hint_button(post.drill_id)]
     if post.answer_mode in ("modal", "both"):
         buttons.insert(
@@ -232,3 +234,29 @@ def input_block(block: str, label: str, element: dict[str, Any], *, optional: bo
     """A modal's input block; `optional` ones may be left empty."""
     out = {"type": "input", "block_id": block, "label": {"type": "plain_text", "text": label}, "element": element}
     return out | {"optional": True} if optional else out
+
+
+def hint_button(drill_id: int) -> dict[str, Any]:
+    return {
+        "type": "button",
+        "action_id": HINT_ACTION,
+        "value": str(drill_id),
+        "text": {"type": "plain_text", "text": f"Hint (−{HINT_COSTS[0]}, then −{HINT_COSTS[1]} pts)"},
+    }
+
+
+def feedback_blocks(drill_id: int, text: str) -> list[dict[str, Any]]:
+    return [
+        {"type": "section", "text": {"type": "mrkdwn", "text": escape(text)[:2900]}},
+        {
+            "type": "actions",
+            "elements": [
+                {
+                    "type": "button",
+                    "action_id": APPEAL_ACTION,
+                    "value": str(drill_id),
+                    "text": {"type": "plain_text", "text": "Appeal this grade"},
+                }
+            ],
+        },
+    ]

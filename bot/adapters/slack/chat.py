@@ -27,6 +27,7 @@ from .blocks import (
     drill_alt_text,
     drill_blocks,
     escape,
+    feedback_blocks,
     headline_text,
     remaining_text,
     reveal_blocks,
@@ -285,8 +286,6 @@ class SlackChat:
         self, channel: ChannelRef, user: UserRef, drill_id: int, text: str, *, thread: MessageRef | None = None
     ) -> None:
         """Private feedback (DM, else ephemeral) with "Appeal this grade" under it (FeedbackPort)."""
-        from .appeals import feedback_blocks
-
         await self.send_private(channel, user, text, thread=thread, blocks=feedback_blocks(drill_id, text))
 
     async def announce(self, channel: ChannelRef, text: str) -> None:
