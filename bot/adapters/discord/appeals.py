@@ -1,11 +1,11 @@
-"""Discord side of hints and appeals: a persistent Hint button on the drill, "Appeal this grade" on the private
-feedback → modal, `/trace-appeals` and `/trace-rule` for reviewers (Manage Server, or a reviewer person or role),
-and the appellant told by DM. Kept apart from bot.py so the adapter rework (issue 16) merges cleanly."""
+"""Discord side of hints and appeals: the Hint button on the drill, "Appeal this grade" on the private feedback
+(both buttons live in views.py) → modal, `/trace-appeals` and `/trace-rule` for reviewers (Manage Server, or a
+reviewer person or role), and the appellant told by DM. Kept apart from bot.py so the adapter rework (issue 16)
+merges cleanly."""
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple
 
@@ -20,58 +20,9 @@ from .codes import NO_PINGS
 from .host import BotHost
 from .interactions import PLATFORM, followup, may_manage, user_of
 from .routes import routes
+from .views import AppealButton, HintButton
 
 log = logging.getLogger(__name__)
-HINT_TEMPLATE = r"tracedrill:hint:(?P<drill>[0-9]{1,12})"
-APPEAL_TEMPLATE = r"tracedrill:appeal:(?P<drill>[0-9]{1,12})"
-
-
-class HintButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=HINT_TEMPLATE):
-    def __init__(self, drill_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Hint (costs points)",
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"tracedrill:hint:{drill_id}",
-            )
-        )
-        self.drill_id = drill_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> HintButton:
-        return cls(int(match["drill"]))
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        press = routes(interaction.client).hint
-        if press is not None:
-            await press(interaction, self.drill_id)
-
-
-class AppealButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=APPEAL_TEMPLATE):
-    def __init__(self, drill_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Appeal this grade",
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"tracedrill:appeal:{drill_id}",
-            )
-        )
-        self.drill_id = drill_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> AppealButton:
-        return cls(int(match["drill"]))
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        press = routes(interaction.client).appeal
-        if press is not None:
-            await press(interaction, self.drill_id)
-
-
 OnAppeal = Callable[[discord.Interaction, int, str, str], Awaitable[None]]
 
 
@@ -101,12 +52,6 @@ class AppealModal(discord.ui.Modal):
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
         await self.on_appeal(interaction, self.drill_id, self.part.value or "", self.reason.value or "")
-
-
-def feedback_view(drill_id: int) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
-    view.add_item(AppealButton(drill_id))
-    return view
 
 
 class DiscordAppeals:

@@ -15,7 +15,6 @@ import discord
 from ...cleantext import in_code_block
 from ...drills.errors import ChatUnreachable
 from ...drills.ports import ChannelRef, DrillPost, MessageRef, RevealPost, UserRef
-from .appeals import feedback_view
 from .codes import (
     CANNOT_DM,
     MISSING_PERMISSIONS,
@@ -25,7 +24,7 @@ from .codes import (
     WRONG_CHANNEL_TYPE,
 )
 from .pages import pages
-from .views import drill_view
+from .views import drill_view, feedback_view
 
 log = logging.getLogger(__name__)
 TOKEN_LIFETIME = 15 * 60 - 30  # seconds a follow-up webhook token may still be used

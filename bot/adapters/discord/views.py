@@ -1,4 +1,5 @@
-"""The Submit-diagnosis button (a persistent dynamic item keyed by drill id) and the answer modal.
+"""The persistent buttons (dynamic items keyed by drill id: Submit diagnosis and Hint under a drill, "Appeal this
+grade" under the private feedback; each finds its handler through routes.py) and the answer modal.
 
 Each opening of the form gets its own custom_id (`tracedrill:modal:{drill}:{nonce}`): discord.py keys open modals
 by custom_id, so a shared id let a second person's form replace the first and lose an answer. The modal is
@@ -13,10 +14,11 @@ from typing import Any
 
 import discord
 
-from .appeals import HintButton
 from .routes import routes
 
 SUBMIT_TEMPLATE = r"tracedrill:submit:(?P<drill>[0-9]{1,12})"
+HINT_TEMPLATE = r"tracedrill:hint:(?P<drill>[0-9]{1,12})"
+APPEAL_TEMPLATE = r"tracedrill:appeal:(?P<drill>[0-9]{1,12})"
 MODAL_PATTERN = re.compile(r"^tracedrill:modal:(?P<drill>[0-9]{1,12})(?::[0-9a-f]{1,32})?$")
 ANSWER_ID = "tracedrill:answer"
 
@@ -86,8 +88,60 @@ class SubmitButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=SUBM
             await open_modal(interaction, self.drill_id)
 
 
+class HintButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=HINT_TEMPLATE):
+    def __init__(self, drill_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Hint (costs points)",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"tracedrill:hint:{drill_id}",
+            )
+        )
+        self.drill_id = drill_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> HintButton:
+        return cls(int(match["drill"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        press = routes(interaction.client).hint
+        if press is not None:
+            await press(interaction, self.drill_id)
+
+
+class AppealButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=APPEAL_TEMPLATE):
+    def __init__(self, drill_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Appeal this grade",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"tracedrill:appeal:{drill_id}",
+            )
+        )
+        self.drill_id = drill_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> AppealButton:
+        return cls(int(match["drill"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        press = routes(interaction.client).appeal
+        if press is not None:
+            await press(interaction, self.drill_id)
+
+
 def drill_view(drill_id: int) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     view.add_item(SubmitButton(drill_id))
     view.add_item(HintButton(drill_id))
+    return view
+
+
+def feedback_view(drill_id: int) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(AppealButton(drill_id))
     return view
