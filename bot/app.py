@@ -196,7 +196,7 @@ async def _start_slack(
     stack.push_async_callback(handler.close_async)
     # The Socket Mode client keeps its websocket in `current_session`; connected while that is open.
     health.platforms["slack"] = lambda: _socket_open(handler)
-    return handler.start_async()
+    return handler.start_async()  # type: ignore[no-untyped-call]  # slack_bolt leaves this one unannotated
 
 
 def _socket_open(handler: object) -> bool:

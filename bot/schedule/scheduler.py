@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 Hook = Callable[[], Awaitable[Any]]
 
 
-class SharedEngineJobStore(SQLAlchemyJobStore):
+class SharedEngineJobStore(SQLAlchemyJobStore):  # type: ignore[misc]  # APScheduler 3 ships no type hints
     """The job store on the app's own engine. APScheduler disposes its engine on shutdown; this one
     belongs to the app (and holds the leader lock's connection), so it is left alone."""
 
