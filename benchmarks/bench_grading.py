@@ -66,7 +66,7 @@ def in_process(name: str, items: list[tuple[str, str]]) -> None:
 
 def cold_start(items: list[tuple[str, str]]) -> None:
     from bot.grading import grade
-    from bot.grading.matcher import clear_caches, engine
+    from bot.grading.rulebook import clear_caches, engine
 
     clear_caches()
     t0 = time.perf_counter()

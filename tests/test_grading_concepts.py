@@ -7,8 +7,9 @@ from click.testing import CliRunner
 
 from bot.cli import main
 from bot.grading import grade
-from bot.grading.matcher import Reply, compiled
+from bot.grading.matcher import Reply
 from bot.grading.rubric import parse_rubric
+from bot.grading.rulebook import compiled
 from bot.grading.vocabulary import parse_vocabulary, vocabulary
 
 # The illustrative phrasings of answers the phrase lists missed (none is from a labelled set).

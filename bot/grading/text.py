@@ -7,6 +7,8 @@ import threading
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from re import _constants as sre  # type: ignore[attr-defined]
+from re import _parser  # type: ignore[attr-defined]
 
 import snowballstemmer
 
@@ -51,19 +53,16 @@ def _compounds() -> tuple[tuple[re.Pattern[str], str, str | None], ...]:
 
 def _required_literal(pattern: str) -> str | None:
     """The longest run of plain characters every match must contain (top level of the pattern), or None."""
-    from re import _constants as c  # type: ignore[attr-defined]
-    from re import _parser  # type: ignore[attr-defined]
-
     try:
         items = list(_parser.parse(pattern))
     except re.error:
         return None
     best, run = "", ""
     for op, arg in items:
-        if op is c.LITERAL:
+        if op is sre.LITERAL:
             run += chr(arg)
             best = max(best, run, key=len)
-        elif op is c.AT:  # \b, ^, $ take no characters
+        elif op is sre.AT:  # \b, ^, $ take no characters
             continue
         else:
             run = ""
@@ -78,15 +77,12 @@ _STARTS_WITH_NUMBER = re.compile(r"^(?:\\b)?\\d")
 def _required_symbol(pattern: str) -> str | None:
     """For a pattern with no word to look for: a punctuation character every match holds at the top level of the
     pattern ("(" of "(p-1)/(m+p-1)", "=" of "p=8, m=16"), or DIGIT for one that starts with a number."""
-    from re import _constants as c  # type: ignore[attr-defined]
-    from re import _parser  # type: ignore[attr-defined]
-
     try:
         items = list(_parser.parse(pattern))
     except re.error:
         return None
     for op, arg in items:
-        if op is c.LITERAL and not chr(arg).isalnum() and not chr(arg).isspace():
+        if op is sre.LITERAL and not chr(arg).isalnum() and not chr(arg).isspace():
             return chr(arg)
     return DIGIT if _STARTS_WITH_NUMBER.match(pattern) else None
 
@@ -115,70 +111,12 @@ def _literal_first(pattern: str) -> tuple[str, str | None]:
 COMMA_GAP = 5
 
 STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "for",
-        "it",
-        "its",
-        "it's",
-        "this",
-        "that",
-        "these",
-        "those",
-        "there",
-        "and",
-        "with",
-        "by",
-        "as",
-        "from",
-        "into",
-        "i",
-        "i'd",
-        "i'm",
-        "we",
-        "our",
-        "you",
-        "your",
-        "so",
-        "just",
-        "very",
-        "also",
-        "then",
-        "which",
-        "who",
-        "what",
-        "has",
-        "have",
-        "had",
-        "do",
-        "does",
-        "did",
-        "would",
-        "will",
-        "can",
-        "could",
-        "should",
-        "my",
-        "me",
-        "us",
-        "they",
-        "them",
-        "their",
-    ]
+    """
+    a an the is are was were be been being of to in on at for
+    it its it's this that these those there and with by as from into i i'd
+    i'm we our you your so just very also then which who what has have had
+    do does did would will can could should my me us they them their
+    """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 
 _CONTROL = re.compile(r"[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u206f]")
