@@ -127,7 +127,7 @@ def test_every_rubric_rule_uses_known_concepts() -> None:
     known = set(vocabulary().concepts) | {"number", "quantity"}
     for comp in compiled().values():
         for group in (comp.signature, comp.measurement, comp.fix, comp.wrong_fix):
-            for phrase in group:
+            for phrase in group.rules:
                 assert {t[1:] for t in phrase.tokens if t.startswith("@")} <= known, phrase.text
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-from .phrases import Phrase, PhraseSet
+from .phrases import Phrase
 from .polarity import HEDGE, UNDECIDED, ClauseReading
-from .rulebook import Engine, correct, engine
+from .rulebook import Engine, RulePart, correct, engine
 from .text import Clause, Token, clauses, clean
 
 __all__ = ["Match", "Reply", "engine"]  # engine: `tracedrill serve` compiles the rule book through this name
@@ -45,69 +45,61 @@ class Reply:
     index: list[dict[str, list[int]]]  # per clause: word → positions
     hedged: bool
     undecided: bool = False  # says it will not commit: every mention is one possibility among several
-    found: dict[int, list[Match]] = field(default_factory=dict)  # every rubric part's matches, by id of the part
+    found: list[list[Match]] = field(default_factory=list)  # every rubric part's matches, by part number
     readings: dict[int, ClauseReading] = field(default_factory=dict)  # per clause, made at its first match
 
     @classmethod
     def parse(cls, raw: str) -> Reply:
         cleaned = clean(raw)
         concepts = engine().concepts
-        index: list[dict[str, list[int]]] = []
-        fixed: list[Clause] = []
-        for c in clauses(cleaned):
-            tokens = tuple(
-                t
-                if (fixed_stem := correct(t.stem, t.word)) == t.stem
-                else Token(fixed_stem, t.start, t.end, t.position, t.word)
-                for t in c.tokens
-            )
-            fixed.append(Clause(c.text, c.quote, tokens, c.colon))
-            positions: dict[str, list[int]] = {}
-            for i, t in enumerate(tokens):
-                positions.setdefault(t.stem, []).append(i)
-            concepts.mark(tokens, positions)
-            index.append(positions)
+        read = [_corrected(c) for c in clauses(cleaned)]
         low = cleaned.lower()
-        return cls(low, fixed, index, bool(HEDGE.search(low)), bool(UNDECIDED.search(low)))
+        return cls(
+            low, read, [concepts.index(c.tokens) for c in read], bool(HEDGE.search(low)), bool(UNDECIDED.search(low))
+        )
 
-    def find(self, phrases: PhraseSet) -> list[Match]:
+    def find(self, part: RulePart) -> list[Match]:
         """Every rule of this rubric part found in the reply, with its polarity, in reading order. A signature's
         rules name a diagnosis: mentions inside a fix or a check do not count.
 
         The first call matches every rubric part of the rule book in one pass over the reply; later calls read it."""
         if not self.found:
-            self._find_all(engine())
-        return self.found[id(phrases)]
+            self.found = self._find_all(engine())
+        return self.found[part.number]
 
-    def _find_all(self, eng: Engine) -> None:
+    def _find_all(self, eng: Engine) -> list[list[Match]]:
         results: list[list[Match]] = [[] for _ in eng.parts]
-        located: dict[tuple[int, tuple[str, ...], bool], tuple[int, ...] | None] = {}
         seen: set[tuple[int, int, tuple[int, ...], float]] = set()
+        by_first = eng.by_first
         for number, (clause, positions) in enumerate(zip(self.clauses, self.index, strict=True)):
             present = set(positions)  # a set: frozenset <= set is a fast C comparison, dict keys are not
+            at_of = tuple(t.position for t in clause.tokens)
+            located: dict[tuple[tuple[str, ...], bool], tuple[int, ...] | None] = {}
             for word in positions:  # in the clause's own order (a set's order would change between processes)
-                for part, phrase in eng.by_first.get(word, ()):
+                for part, phrase in by_first.get(word, ()):
                     if not phrase.needs <= present or (phrase.exclude and not present.isdisjoint(phrase.exclude)):
                         continue
-                    key = (number, phrase.tokens, phrase.ordered)
+                    key = (phrase.tokens, phrase.ordered)
                     if key in located:
                         chosen = located[key]
                     else:
-                        chosen = located[key] = _locate(phrase.tokens, positions, clause.tokens, phrase.ordered)
+                        chosen = located[key] = _locate(phrase.tokens, positions, at_of, phrase.ordered)
                     if chosen is None:
                         continue
                     # Rules that match the very same words say the same thing: keep one (grading reads clauses,
                     # spans and polarity, never how many rules agreed).
-                    same = (part, number, chosen if len(chosen) < 2 else tuple(sorted(chosen)), phrase.weight)
+                    words = tuple(sorted(chosen))
+                    same = (part, number, words, phrase.weight)
                     if same in seen:
                         continue
                     seen.add(same)
-                    results[part].append(self._match(number, clause, phrase, chosen, eng.parts[part][1]))
-        for (phrases, _naming), found in zip(eng.parts, results, strict=True):
-            # in reading order: which match is "first" (quoted, and read for the opening tone) must not depend on
-            # the order of a set of words, which changes from process to process
-            found.sort(key=lambda m: (m.at, min(m.span), m.phrase.text))
-            self.found[id(phrases)] = found
+                    results[part].append(self._match(number, clause, phrase, chosen, words, eng.parts[part].naming))
+        for found in results:
+            if len(found) > 1:
+                # in reading order: which match is "first" (quoted, and read for the opening tone) must not depend
+                # on the order of a set of words, which changes from process to process
+                found.sort(key=lambda m: (m.at, m.phrase.text))  # m.at: clause, first word
+        return results
 
     def _reading(self, number: int) -> ClauseReading:
         reading = self.readings.get(number)
@@ -116,11 +108,15 @@ class Reply:
             reading = self.readings[number] = ClauseReading(self.clauses[number], lead, self.undecided)
         return reading
 
-    def _match(self, number: int, clause: Clause, phrase: Phrase, chosen: tuple[int, ...], naming: bool) -> Match:
-        i, j = min(chosen), max(chosen)
-        start = clause.tokens[i].start
+    def _match(
+        self, number: int, clause: Clause, phrase: Phrase, chosen: tuple[int, ...], words: tuple[int, ...], naming: bool
+    ) -> Match:
+        """A rule found on these words (`chosen` in the rule's order, `words` in the clause's), with its polarity."""
+        tokens = clause.tokens
+        first = words[0]
+        start = tokens[first].start
         reading = self._reading(number)
-        negated = reading.negated(start, clause.tokens[j].end, phrase.negative)
+        negated = reading.negated(start, tokens[words[-1]].end, phrase.negative)
         if naming and not negated:
             negated = reading.not_a_claim(start)
         alternative, hedged, tentative, conditional, soft = reading.flags()
@@ -129,39 +125,67 @@ class Reply:
             clause,
             not negated,
             hedged or (tentative if naming else soft),
-            tuple(clause.tokens[k].word for k in sorted(chosen)),
+            tuple([tokens[k].word for k in words]),
             alternative,
             conditional,
-            (number, i),
+            (number, first),
             frozenset(chosen),
         )
 
 
+def _corrected(clause: Clause) -> Clause:
+    """The clause with misspelt words read as the rubric words they are closest to."""
+    tokens = clause.tokens
+    fixed: list[Token] | None = None
+    for k, t in enumerate(tokens):
+        stem = correct(t.stem, t.word)
+        if stem != t.stem:
+            if fixed is None:
+                fixed = list(tokens)
+            fixed[k] = t._replace(stem=stem)
+    return clause if fixed is None else Clause(clause.text, clause.quote, tuple(fixed), clause.colon)
+
+
 def _locate(
-    tokens: tuple[str, ...], positions: dict[str, list[int]], words: tuple[Token, ...], ordered: bool = False
+    tokens: tuple[str, ...], positions: dict[str, list[int]], at_of: tuple[int, ...], ordered: bool = False
 ) -> tuple[int, ...] | None:
-    """Indices of the words that hold every token of the rule within its window (in order if `ordered`), or None."""
+    """Indices of the words that hold every token of the rule within its window (in order if `ordered`), or None.
+    `at_of` is each word's position in the clause (stop words and commas count)."""
     lists = []
     for t in tokens:
         p = positions.get(t)
         if p is None:
             return None
         lists.append(p)
+    if len(lists) == 1:
+        return (lists[0][0],)
     window = len(tokens) + WINDOW_SLACK
-    negation_first = tokens[0] in _NEGATIONS and len(tokens) > 1
+    negation_first = tokens[0] in _NEGATIONS
     for anchor in lists[0]:
-        at = words[anchor].position
-        chosen = [anchor]
-        for other in lists[1:]:
-            chosen.append(min(other, key=lambda k: abs(words[k].position - at)))
-        lo = min(chosen, key=lambda k: words[k].position)
-        hi = max(chosen, key=lambda k: words[k].position)
-        if negation_first and lo != anchor:
+        chosen = _nearest(anchor, lists, at_of)
+        spread = [at_of[k] for k in chosen]
+        if negation_first and min(spread) != spread[0]:
             continue  # "no overlap" needs the negation first; "overlap … no" is another sentence
         if len(set(chosen)) < len(chosen):
             continue  # one word cannot stand for two parts of a rule
-        if ordered and any(words[a].position >= words[b].position for a, b in itertools.pairwise(chosen)):
+        if ordered and any(a >= b for a, b in itertools.pairwise(spread)):
             continue
-        if words[hi].position - words[lo].position < window:
+        if max(spread) - min(spread) < window:
             return tuple(chosen)
     return None
+
+
+def _nearest(anchor: int, lists: list[list[int]], at_of: tuple[int, ...]) -> list[int]:
+    """The anchor, and for each other token of the rule the word nearest to it (the first, on a tie)."""
+    at = at_of[anchor]
+    chosen = [anchor]
+    for other in lists[1:]:
+        best = other[0]
+        if len(other) > 1:
+            distance = abs(at_of[best] - at)
+            for k in other:
+                d = abs(at_of[k] - at)
+                if d < distance:
+                    best, distance = k, d
+        chosen.append(best)
+    return chosen

@@ -24,12 +24,6 @@ class Phrase:
     negative: bool = False  # the rule itself says "no …" / "not …"
 
 
-class PhraseSet(tuple[Phrase, ...]):
-    """The rules of one rubric part."""
-
-    __slots__ = ()
-
-
 def words(text: str, memo: dict[str, tuple[Token, ...]]) -> tuple[Token, ...]:
     """The tokens of a rubric or vocabulary snippet (one clause's worth), memoised while the rule book is built."""
     cached = memo.get(text)
@@ -38,7 +32,7 @@ def words(text: str, memo: dict[str, tuple[Token, ...]]) -> tuple[Token, ...]:
     return cached
 
 
-def compile_phrases(phrases: list[str], weight: float, memo: dict[str, tuple[Token, ...]]) -> PhraseSet:
+def compile_phrases(phrases: list[str], weight: float, memo: dict[str, tuple[Token, ...]]) -> tuple[Phrase, ...]:
     """A rule is words and {concept} references, all to be found close together in one clause, in any order."""
     out = []
     for p in phrases:
@@ -49,7 +43,7 @@ def compile_phrases(phrases: list[str], weight: float, memo: dict[str, tuple[Tok
         if tokens:
             negative = bool(_RULE_NEGATIONS & set(tokens))
             out.append(Phrase(p, tokens, weight, exclude, ordered, frozenset(tokens), negative))
-    return PhraseSet(out)
+    return tuple(out)
 
 
 def _rule_tokens(text: str, memo: dict[str, tuple[Token, ...]]) -> tuple[str, ...]:
@@ -64,10 +58,11 @@ def _rule_tokens(text: str, memo: dict[str, tuple[Token, ...]]) -> tuple[str, ..
 
 @dataclass(frozen=True, slots=True)
 class ConceptIndex:
-    """Which concept classes a reply's words express: single-word terms by stem, longer terms by first stem."""
+    """Which concept classes a reply's words express: every term by its first stem, with the stems that must follow
+    it (none for a one-word term)."""
 
-    single: dict[str, tuple[str, ...]]
-    multi: dict[str, tuple[tuple[tuple[str, ...], str], ...]]
+    terms: dict[str, tuple[tuple[tuple[str, ...], str], ...]]  # first stem → (the rest, "@class"), one-word first
+    stems: frozenset[str]  # every stem of every term
     words: dict[str, str]  # every term word as written (5+ letters) → its stem, for typo matching
 
     @classmethod
@@ -91,20 +86,38 @@ class ConceptIndex:
                 for t in tokens:
                     if len(t.word) >= FUZZY_MIN_LEN:
                         written.setdefault(t.word, t.stem)
-        return cls({k: tuple(v) for k, v in single.items()}, {k: tuple(v) for k, v in multi.items()}, written)
+        terms = {
+            stem: tuple(((), key) for key in single.get(stem, ())) + tuple(multi.get(stem, ()))
+            for stem in single.keys() | multi.keys()
+        }
+        every = set(terms) | {s for rest in multi.values() for tail, _key in rest for s in tail}
+        return cls(terms, frozenset(every), written)
 
-    def mark(self, tokens: tuple[Token, ...], positions: dict[str, list[int]]) -> None:
-        """Add each concept a clause expresses to its word → positions index, at the term's first word."""
+    def index(self, tokens: tuple[Token, ...]) -> dict[str, list[int]]:
+        """A clause's word → positions index: every stem, then every concept class it expresses (at the term's first
+        word). Rules are tried in this order."""
+        positions: dict[str, list[int]] = {}
         for i, t in enumerate(tokens):
-            if t.stem[:1].isdigit():  # {quantity}: "3", "80ms", "2.6gb"; {number}: a bare "3"
+            at = positions.get(t.stem)
+            if at is None:
+                positions[t.stem] = [i]
+            else:
+                at.append(i)
+        terms = self.terms
+        for i, t in enumerate(tokens):
+            stem = t.stem
+            if stem[:1].isdigit():  # {quantity}: "3", "80ms", "2.6gb"; {number}: a bare "3"
                 positions.setdefault("@quantity", []).append(i)
-                if t.stem.isdigit():
+                if stem.isdigit():
                     positions.setdefault("@number", []).append(i)
-            for key in self.single.get(t.stem, ()):
-                positions.setdefault(key, []).append(i)
-            for rest, key in self.multi.get(t.stem, ()):
-                if _follows(tokens, i, rest):
-                    positions.setdefault(key, []).append(i)
+            for rest, key in terms.get(stem, ()):
+                if not rest or _follows(tokens, i, rest):
+                    at = positions.get(key)
+                    if at is None:
+                        positions[key] = [i]
+                    else:
+                        at.append(i)
+        return positions
 
 
 def _follows(tokens: tuple[Token, ...], i: int, rest: tuple[str, ...]) -> bool:

@@ -8,11 +8,11 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
-from .phrases import FUZZY_MIN_LEN, ConceptIndex, Phrase, PhraseSet, compile_phrases, words
+from .compounds import reset as reset_folds
+from .phrases import FUZZY_MIN_LEN, ConceptIndex, Phrase, compile_phrases, words
 from .rubric import CONCEPT_REF, Rubric, load_rubrics
 from .rubric import reset as reset_rubrics
 from .text import Token, canonical
-from .text import reset as reset_folds
 from .vocabulary import Vocabulary, vocabulary
 from .vocabulary import reset as reset_vocabulary
 
@@ -21,12 +21,21 @@ FUZZY_CUTOFF_SHORT = 85.0  # 5–6 letter words: one slip at most
 
 
 @dataclass(frozen=True, slots=True)
+class RulePart:
+    """The compiled rules of one part of one rubric."""
+
+    number: int  # its place among all the rule book's parts (a reply keeps its matches in this order)
+    rules: tuple[Phrase, ...]
+    naming: bool  # the rules name a diagnosis: a mention inside a fix or a check does not count
+
+
+@dataclass(frozen=True, slots=True)
 class CompiledRubric:
     rubric: Rubric
-    signature: PhraseSet
-    measurement: PhraseSet
-    fix: PhraseSet
-    wrong_fix: PhraseSet
+    signature: RulePart
+    measurement: RulePart
+    fix: RulePart
+    wrong_fix: RulePart
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +47,7 @@ class Engine:
     stems: frozenset[str]  # every stem a rubric or concept can match
     words: dict[str, tuple[str, ...]]  # rubric and concept words as written (5+ letters) by first letter, for typos
     word_stem: dict[str, str]
-    parts: tuple[tuple[PhraseSet, bool], ...]  # every rubric part, and whether it names a signature
+    parts: tuple[RulePart, ...]  # every rubric's parts, by number
     by_first: dict[str, tuple[tuple[int, Phrase], ...]]  # a rule's rarest token → (part number, rule)
 
 
@@ -73,24 +82,22 @@ def clear_caches() -> None:
 
 def _build() -> Engine:
     memo: dict[str, tuple[Token, ...]] = {}
-    rubrics = {sig: _compile_rubric(r, memo) for sig, r in load_rubrics().items()}
+    # four parts per rubric, numbered in order: a reply keeps each part's matches at its number
+    rubrics = {sig: _compile_rubric(r, 4 * k, memo) for k, (sig, r) in enumerate(load_rubrics().items())}
     concepts = ConceptIndex.build(memo)
     stems, written = _known_words(rubrics, concepts, memo)
-    parts: list[tuple[PhraseSet, bool]] = []
-    for c in rubrics.values():
-        parts += [(c.signature, True), (c.measurement, False), (c.fix, False), (c.wrong_fix, False)]
-    return Engine(
-        rubrics, concepts, stems, _by_initial(written), written, tuple(parts), _by_rarest(parts, vocabulary())
-    )
+    parts = tuple(p for c in rubrics.values() for p in (c.signature, c.measurement, c.fix, c.wrong_fix))
+    return Engine(rubrics, concepts, stems, _by_initial(written), written, parts, _by_rarest(parts, vocabulary()))
 
 
-def _compile_rubric(r: Rubric, memo: dict[str, tuple[Token, ...]]) -> CompiledRubric:
+def _compile_rubric(r: Rubric, first: int, memo: dict[str, tuple[Token, ...]]) -> CompiledRubric:
+    signature = compile_phrases(r.signature.rules, 1.0, memo) + compile_phrases(r.signature.weak, 0.5, memo)
     return CompiledRubric(
         r,
-        PhraseSet(compile_phrases(r.signature.rules, 1.0, memo) + compile_phrases(r.signature.weak, 0.5, memo)),
-        compile_phrases(r.measurement.rules, 1.0, memo),
-        compile_phrases(r.fix.rules, 1.0, memo),
-        compile_phrases(r.fix.wrong, 1.0, memo),
+        RulePart(first, signature, naming=True),
+        RulePart(first + 1, compile_phrases(r.measurement.rules, 1.0, memo), naming=False),
+        RulePart(first + 2, compile_phrases(r.fix.rules, 1.0, memo), naming=False),
+        RulePart(first + 3, compile_phrases(r.fix.wrong, 1.0, memo), naming=False),
     )
 
 
@@ -98,14 +105,11 @@ def _known_words(
     rubrics: dict[str, CompiledRubric], concepts: ConceptIndex, memo: dict[str, tuple[Token, ...]]
 ) -> tuple[frozenset[str], dict[str, str]]:
     """Every stem a rule or concept can match, and every word (5+ letters) as written → its stem, for typos."""
-    stems: set[str] = set(concepts.single) | set(concepts.multi)
-    for rest in concepts.multi.values():
-        for tail, _key in rest:
-            stems.update(tail)
+    stems: set[str] = set(concepts.stems)
     written: dict[str, str] = dict(concepts.words)
     for c in rubrics.values():
         for group in (c.signature, c.measurement, c.fix, c.wrong_fix):
-            for p in group:
+            for p in group.rules:
                 stems.update(t for t in p.tokens if not t.startswith("@"))
                 for piece in CONCEPT_REF.split(p.text.lstrip("^"))[::2]:
                     for t in words(piece.split("!")[0], memo):
@@ -114,7 +118,7 @@ def _known_words(
     return frozenset(stems), written
 
 
-def _by_rarest(parts: list[tuple[PhraseSet, bool]], vocab: Vocabulary) -> dict[str, tuple[tuple[int, Phrase], ...]]:
+def _by_rarest(parts: tuple[RulePart, ...], vocab: Vocabulary) -> dict[str, tuple[tuple[int, Phrase], ...]]:
     """Each rule indexed under its most specific word (a literal before a concept class, a small class before a
     big one): a clause is then checked against far fewer rules that cannot match it."""
 
@@ -125,9 +129,9 @@ def _by_rarest(parts: list[tuple[PhraseSet, bool]], vocab: Vocabulary) -> dict[s
         return len(vocab.terms(name)) if name in vocab.concepts else 1000  # {number}, {quantity}: everywhere
 
     by_first: dict[str, list[tuple[int, Phrase]]] = {}
-    for number, (phrases, _naming) in enumerate(parts):
-        for p in phrases:
-            by_first.setdefault(min(p.tokens, key=breadth), []).append((number, p))
+    for part in parts:
+        for p in part.rules:
+            by_first.setdefault(min(p.tokens, key=breadth), []).append((part.number, p))
     return {k: tuple(v) for k, v in by_first.items()}
 
 
