@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from typing import NamedTuple, cast
 
 from .phrases import Phrase
 from .polarity import HEDGE, UNDECIDED, ClauseReading
@@ -16,8 +17,7 @@ WINDOW_SLACK = 4  # a k-word phrase may spread over k + 4 words (stop words coun
 _NEGATIONS = frozenset({"not", "no"})
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
+class Match(NamedTuple):  # a tuple, not a frozen dataclass: a reply makes a dozen, and a tuple is made fastest
     phrase: Phrase
     clause: Clause
     positive: bool
@@ -69,15 +69,18 @@ class Reply:
 
     def _find_all(self, eng: Engine) -> list[list[Match]]:
         results: list[list[Match]] = [[] for _ in eng.parts]
-        seen: set[tuple[int, int, tuple[int, ...], float]] = set()
         by_first = eng.by_first
         for number, (clause, positions) in enumerate(zip(self.clauses, self.index, strict=True)):
             present = set(positions)  # a set: frozenset <= set is a fast C comparison, dict keys are not
             at_of = tuple(t.position for t in clause.tokens)
             located: dict[tuple[tuple[str, ...], bool], tuple[int, ...] | None] = {}
+            seen: set[tuple[int, tuple[int, ...], float]] = set()
             for word in positions:  # in the clause's own order (a set's order would change between processes)
-                for part, phrase in by_first.get(word, ()):
-                    if not phrase.needs <= present or (phrase.exclude and not present.isdisjoint(phrase.exclude)):
+                candidates = by_first.get(word)
+                if candidates is None:
+                    continue
+                for part, naming, phrase, needs in candidates:
+                    if not needs <= present or (phrase.exclude and not present.isdisjoint(phrase.exclude)):
                         continue
                     key = (phrase.tokens, phrase.ordered)
                     if key in located:
@@ -89,11 +92,10 @@ class Reply:
                     # Rules that match the very same words say the same thing: keep one (grading reads clauses,
                     # spans and polarity, never how many rules agreed).
                     words = tuple(sorted(chosen))
-                    same = (part, number, words, phrase.weight)
-                    if same in seen:
-                        continue
-                    seen.add(same)
-                    results[part].append(self._match(number, clause, phrase, chosen, words, eng.parts[part].naming))
+                    same = (part, words, phrase.weight)
+                    if same not in seen:
+                        seen.add(same)
+                        results[part].append(self._match(number, clause, phrase, chosen, words, naming))
         for found in results:
             if len(found) > 1:
                 # in reading order: which match is "first" (quoted, and read for the opening tone) must not depend
@@ -151,35 +153,34 @@ def _locate(
 ) -> tuple[int, ...] | None:
     """Indices of the words that hold every token of the rule within its window (in order if `ordered`), or None.
     `at_of` is each word's position in the clause (stop words and commas count)."""
-    lists = []
-    for t in tokens:
-        p = positions.get(t)
-        if p is None:
-            return None
-        lists.append(p)
-    if len(lists) == 1:
-        return (lists[0][0],)
+    lists = [positions.get(t) for t in tokens]
+    if None in lists:
+        return None
+    first, *rest = cast(list[list[int]], lists)
+    if not rest:
+        return (first[0],)
     window = len(tokens) + WINDOW_SLACK
     negation_first = tokens[0] in _NEGATIONS
-    for anchor in lists[0]:
-        chosen = _nearest(anchor, lists, at_of)
+    for anchor in first:
+        chosen = _nearest(anchor, rest, at_of)
         spread = [at_of[k] for k in chosen]
-        if negation_first and min(spread) != spread[0]:
+        low, high = min(spread), max(spread)
+        if negation_first and low != spread[0]:
             continue  # "no overlap" needs the negation first; "overlap … no" is another sentence
         if len(set(chosen)) < len(chosen):
             continue  # one word cannot stand for two parts of a rule
         if ordered and any(a >= b for a, b in itertools.pairwise(spread)):
             continue
-        if max(spread) - min(spread) < window:
+        if high - low < window:
             return tuple(chosen)
     return None
 
 
-def _nearest(anchor: int, lists: list[list[int]], at_of: tuple[int, ...]) -> list[int]:
+def _nearest(anchor: int, others: list[list[int]], at_of: tuple[int, ...]) -> list[int]:
     """The anchor, and for each other token of the rule the word nearest to it (the first, on a tie)."""
     at = at_of[anchor]
     chosen = [anchor]
-    for other in lists[1:]:
+    for other in others:
         best = other[0]
         if len(other) > 1:
             distance = abs(at_of[best] - at)

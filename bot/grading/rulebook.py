@@ -38,6 +38,9 @@ class CompiledRubric:
     wrong_fix: RulePart
 
 
+Candidate = tuple[int, bool, Phrase, frozenset[str]]  # part number, naming, the rule, every token it needs
+
+
 @dataclass(frozen=True, slots=True)
 class Engine:
     """Everything compiled from the rubric files: built once, then only read (safe to share across threads)."""
@@ -48,7 +51,7 @@ class Engine:
     words: dict[str, tuple[str, ...]]  # rubric and concept words as written (5+ letters) by first letter, for typos
     word_stem: dict[str, str]
     parts: tuple[RulePart, ...]  # every rubric's parts, by number
-    by_first: dict[str, tuple[tuple[int, Phrase], ...]]  # a rule's rarest token → (part number, rule)
+    by_first: dict[str, tuple[Candidate, ...]]  # a rule's rarest token → the rule, its part and everything it needs
 
 
 _LOCK = threading.Lock()
@@ -118,7 +121,7 @@ def _known_words(
     return frozenset(stems), written
 
 
-def _by_rarest(parts: tuple[RulePart, ...], vocab: Vocabulary) -> dict[str, tuple[tuple[int, Phrase], ...]]:
+def _by_rarest(parts: tuple[RulePart, ...], vocab: Vocabulary) -> dict[str, tuple[Candidate, ...]]:
     """Each rule indexed under its most specific word (a literal before a concept class, a small class before a
     big one): a clause is then checked against far fewer rules that cannot match it."""
 
@@ -128,10 +131,10 @@ def _by_rarest(parts: tuple[RulePart, ...], vocab: Vocabulary) -> dict[str, tupl
         name = token[1:]
         return len(vocab.terms(name)) if name in vocab.concepts else 1000  # {number}, {quantity}: everywhere
 
-    by_first: dict[str, list[tuple[int, Phrase]]] = {}
+    by_first: dict[str, list[Candidate]] = {}
     for part in parts:
         for p in part.rules:
-            by_first.setdefault(min(p.tokens, key=breadth), []).append((part.number, p))
+            by_first.setdefault(min(p.tokens, key=breadth), []).append((part.number, part.naming, p, p.needs))
     return {k: tuple(v) for k, v in by_first.items()}
 
 
