@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from .evidence import Claims
 from .matcher import Reply
-from .rulebook import CompiledRubric
+from .rulebook import CompiledRubric, RulePart
 
 WORDS_PER_TOPIC = 30  # a catalogue is dense; a long answer that weighs the same topics in depth is not one
 STUFFED_TOPICS = 4  # checks or fixes of this many other signatures, with no diagnosis committed to, is a catalogue
@@ -65,22 +65,30 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
 
 
 def _topics(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, claims: Claims) -> _Topics:
-    fixed = frozenset(s for s, comp in rubrics.items() if any(m.positive for m in reply.find(comp.fix)))
-    measured = frozenset(s for s, comp in rubrics.items() if any(m.positive for m in reply.find(comp.measurement)))
+    fixed, fix_branches = _offered(reply, {s: comp.fix for s, comp in rubrics.items()})
+    measured, check_branches = _offered(reply, {s: comp.measurement for s, comp in rubrics.items()})
     committed_to = claims.committed_to
     elsewhere = (measured | fixed) - {committed_to}
     if _NETWORK.search(reply.text):
         elsewhere |= {NETWORK}
-    fix_branches = any(m.positive and m.conditional for comp in rubrics.values() for m in reply.find(comp.fix))
-    check_branches = any(
-        m.positive and m.conditional for comp in rubrics.values() for m in reply.find(comp.measurement)
-    )
     if fix_branches or check_branches:
         # In "if it's X, do A" branches a tool or fix several signatures share ("ncu", "fuse") names none of them
         # in particular: a signature is a topic of its own only if some check or fix of it is in words of its own.
         real = {s for s in elsewhere | {committed_to} if s in rubrics}
         elsewhere = (_distinct_topics(reply, rubrics, real) | (elsewhere & {NETWORK})) - {committed_to}
     return _Topics(claims, measured, fixed, elsewhere, (fix_branches, check_branches), len(answer.split()))
+
+
+def _offered(reply: Reply, parts: dict[str, RulePart]) -> tuple[frozenset[str], bool]:
+    """The signatures with a positive match of one of their parts, and whether one is a branch ("if it's X, do A")."""
+    signatures: set[str] = set()
+    branch = False
+    for s, part in parts.items():
+        for m in reply.find(part):
+            if m.positive:
+                signatures.add(s)
+                branch = branch or m.conditional
+    return frozenset(signatures), branch
 
 
 def _stuffed(t: _Topics, answer: str) -> bool:
