@@ -42,9 +42,12 @@ _MEASURE_CONTEXT_BEFORE = re.compile(
 )
 _NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
 _NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|it)\b")
+# "one of those two" hedges; "one of the ranks is slow" picks one member of the job and claims it is slow.
 HEDGE = re.compile(
     r"\b(?:not sure|unsure|no idea|maybe|might be|could be|possibly|perhaps|hard to (?:say|tell)|can'?t tell|"
-    r"i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|one of|some kind of)\b|\beither\b.{0,80}\bor\b"
+    r"i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|some kind of"
+    r"|one of(?! (?:the |our |them\b)?(?:ranks?|gpus?|nodes?|workers?|cards?|boxes|hosts?|devices?)\b))\b"
+    r"|\beither\b.{0,80}\bor\b"
     r"|\?\s*$|🤔|🤷"
 )
 # Further marks of a tentative diagnosis (they do not make a check or a fix tentative).
