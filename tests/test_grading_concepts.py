@@ -7,8 +7,9 @@ from click.testing import CliRunner
 
 from bot.cli import main
 from bot.grading import grade
-from bot.grading.matcher import Reply, compiled
+from bot.grading.matcher import Reply
 from bot.grading.rubric import parse_rubric
+from bot.grading.rulebook import compiled
 from bot.grading.vocabulary import parse_vocabulary, vocabulary
 
 # The issue's illustrative phrasings of answers the phrase lists missed (none is from a labelled set).
@@ -40,6 +41,12 @@ def test_the_issues_illustrations_earn_their_part(signature: str, part: str, ans
         ("alloc_stall", "cudaMalloc every step because the caching allocator keeps missing"),
         ("prefill_blocks_decode", "a 30k-token prefill hogs the iteration and the decode streams stall behind it"),
         ("healthy", "the timeline is clean, nothing wrong at this level"),
+        # "one of the ranks" picks a member of the job, it does not hedge; "pausing" is waiting; a run is a trace
+        ("straggler", "one of the gpus is throttling and the rest wait in NCCL"),
+        ("sync_stall", "the host keeps pausing until the GPU is done, so the device goes idle between bursts"),
+        ("healthy", "this run is in good shape; leave it alone"),
+        # "the next one" is not somebody: no straggler beside the launch-bound read
+        ("launch_bound", "python dispatch is the ceiling, the gpu finishes each tiny op before the next one is queued"),
     ],
 )
 def test_each_signature_in_other_words(signature: str, answer: str) -> None:
@@ -52,6 +59,11 @@ def test_british_spelling_abbreviations_and_typos_are_one_vocabulary() -> None:
     assert grade("unoverlapped_allreduce", "AR serialised after bwd, not overlapped").signature.credit == 1.0
     assert grade("input_starvation", "the dataloder cant keep up, starvd for data").signature.credit == 1.0
     assert grade("sync_stall", "synchronisation stall from `.item()`").signature.credit == 1.0
+
+
+def test_slow_serving_iterations_are_not_a_straggler() -> None:
+    g = grade("prefill_blocks_decode", "the slow iterations are the ones carrying a big prefill")
+    assert (g.named, g.signature.credit) == ("prefill_blocks_decode", 1.0), g.feedback()
 
 
 def test_typo_tolerance_does_not_turn_ordinary_words_into_rubric_words() -> None:
@@ -126,7 +138,7 @@ def test_every_rubric_rule_uses_known_concepts() -> None:
     known = set(vocabulary().concepts) | {"number", "quantity"}
     for comp in compiled().values():
         for group in (comp.signature, comp.measurement, comp.fix, comp.wrong_fix):
-            for phrase in group:
+            for phrase in group.rules:
                 assert {t[1:] for t in phrase.tokens if t.startswith("@")} <= known, phrase.text
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from bot.grading import grade
 from bot.grading.corpus import load_rows
-from bot.grading.matcher import clear_caches
+from bot.grading.rulebook import clear_caches
 
 THREADS = 16
 SHARERS = 4  # each reply is graded by this many threads at once

@@ -8,11 +8,13 @@ from typing import Any
 
 from ..scenarios.ids import DIFFICULTIES, MAX_SEED, SIGNATURE_IDS
 from ..scenarios.model import Scenario
-from .scorer import Grade, grade
+from .model import Grade
+from .scorer import grade
 
 
 @lru_cache(maxsize=512)
 def _scenario(signature: str, seed: int, difficulty: str) -> Scenario:
+    # Imported here, not at the top: the scenario generators cost ~50 ms of start-up and only seeded lines need them.
     from ..scenarios.registry import generate
 
     return generate(signature, seed, difficulty)

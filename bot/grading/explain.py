@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .matcher import Reply, compiled
+from .matcher import Reply
+from .rulebook import compiled
 from .scorer import MAX_ANSWER_CHARS, grade
 
 
@@ -21,7 +22,7 @@ def explain(signature: str, answer: str) -> str:
     lines.append("")
     for sig, comp in rubrics.items():
         groups = (
-            ("signature", reply.find(comp.signature, naming=True)),
+            ("signature", reply.find(comp.signature)),
             ("measurement", reply.find(comp.measurement)),
             ("fix", reply.find(comp.fix)),
             ("wrong fix", reply.find(comp.wrong_fix)),

@@ -7,9 +7,11 @@ import threading
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import snowballstemmer
 
+from .compounds import fold
 from .vocabulary import vocabulary
 
 # snowballstemmer's stemmers keep per-call state in the instance: one per thread, never shared.
@@ -23,162 +25,15 @@ def _stem(word: str) -> str:
     return str(stemmer.stemWord(word))
 
 
-_STRAY_POSSESSIVE = re.compile(r"(?<=\s)'s\b")  # "each rank's" → "multirank 's" → "multirank"
-_LOCK = threading.Lock()
-_FOLDS: list[tuple[tuple[re.Pattern[str], str, str | None], ...]] = []
-# "rank3", "gpu#5", "node-7" → "rank 3": the number is its own token.
-_NUMBERED = re.compile(r"\b(rank|gpu|node|worker|stage|host|box|device|card)[#_-]?(\d+)\b")
-
-
-def _compounds() -> tuple[tuple[re.Pattern[str], str, str | None], ...]:
-    """The vocabulary's compound spellings, compiled once (under a lock): (pattern, replacement, trigger), where
-    the trigger is a literal the pattern starts with, so a text without it is not scanned at all."""
-    if not _FOLDS:
-        with _LOCK:
-            if not _FOLDS:
-                folds = []
-                for token, patterns in vocabulary().compounds.items():
-                    for p in patterns:
-                        fast, leading = _literal_first(p)
-                        # the longest literal every match must contain: a text without it is skipped unscanned
-                        required = _required_literal(p)
-                        trigger = max((t for t in (leading, required) if t), key=len, default=None)
-                        trigger = trigger or _required_symbol(p)
-                        folds.append((re.compile(fast), f" {token} ", trigger))
-                _FOLDS.append(tuple(folds))
-    return _FOLDS[0]
-
-
-def _required_literal(pattern: str) -> str | None:
-    """The longest run of plain characters every match must contain (top level of the pattern), or None."""
-    from re import _constants as c  # type: ignore[attr-defined]
-    from re import _parser  # type: ignore[attr-defined]
-
-    try:
-        items = list(_parser.parse(pattern))
-    except re.error:
-        return None
-    best, run = "", ""
-    for op, arg in items:
-        if op is c.LITERAL:
-            run += chr(arg)
-            best = max(best, run, key=len)
-        elif op is c.AT:  # \b, ^, $ take no characters
-            continue
-        else:
-            run = ""
-    return best if len(best) >= 3 else None
-
-
-DIGIT = "\x00digit"  # a trigger meaning "the text holds a digit"
-_DIGIT = re.compile(r"\d")
-_STARTS_WITH_NUMBER = re.compile(r"^(?:\\b)?\\d")
-
-
-def _required_symbol(pattern: str) -> str | None:
-    """For a pattern with no word to look for: a punctuation character every match holds at the top level of the
-    pattern ("(" of "(p-1)/(m+p-1)", "=" of "p=8, m=16"), or DIGIT for one that starts with a number."""
-    from re import _constants as c  # type: ignore[attr-defined]
-    from re import _parser  # type: ignore[attr-defined]
-
-    try:
-        items = list(_parser.parse(pattern))
-    except re.error:
-        return None
-    for op, arg in items:
-        if op is c.LITERAL and not chr(arg).isalnum() and not chr(arg).isspace():
-            return chr(arg)
-    return DIGIT if _STARTS_WITH_NUMBER.match(pattern) else None
-
-
-_LEADING_LITERAL = re.compile(r"^\\b((?:[a-z0-9_ @-]|\\[.()/])+)")
-
-
-def _literal_first(pattern: str) -> tuple[str, str | None]:
-    """`\\bword…` → `word(?<!\\w.{4})…`: the same matches, but a pattern that starts with a literal lets the regex
-    engine jump straight to candidate positions (about 6× faster over a long reply). Also returns that literal."""
-    m = _LEADING_LITERAL.match(pattern)
-    if m is None:
-        return pattern, None
-    literal = m.group(1)
-    rest = pattern[m.end() :]
-    if rest[:1] in ("?", "*", "+", "{"):  # the last character is quantified: it is not part of the literal
-        literal, rest = literal[:-1], literal[-1] + rest
-        if literal.endswith("\\"):
-            literal, rest = literal[:-1], "\\" + rest
-    plain = re.sub(r"\\(.)", r"\1", literal)
-    if len(plain) < 2:
-        return pattern, None
-    return f"{literal}(?<!\\w.{{{len(plain)}}}){rest}", plain
-
-
 COMMA_GAP = 5
 
 STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "for",
-        "it",
-        "its",
-        "it's",
-        "this",
-        "that",
-        "these",
-        "those",
-        "there",
-        "and",
-        "with",
-        "by",
-        "as",
-        "from",
-        "into",
-        "i",
-        "i'd",
-        "i'm",
-        "we",
-        "our",
-        "you",
-        "your",
-        "so",
-        "just",
-        "very",
-        "also",
-        "then",
-        "which",
-        "who",
-        "what",
-        "has",
-        "have",
-        "had",
-        "do",
-        "does",
-        "did",
-        "would",
-        "will",
-        "can",
-        "could",
-        "should",
-        "my",
-        "me",
-        "us",
-        "they",
-        "them",
-        "their",
-    ]
+    """
+    a an the is are was were be been being of to in on at for
+    it its it's this that these those there and with by as from into i i'd
+    i'm we our you your so just very also then which who what has have had
+    do does did would will can could should my me us they them their
+    """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 
 _CONTROL = re.compile(r"[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u206f]")
@@ -186,6 +41,7 @@ _DUNDER = re.compile(r"__([a-z]+)__")
 _ARROW = re.compile(r"\s*(?:-+>|=>)\s*")
 _FENCE = re.compile(r"```[a-zA-Z0-9_+-]*")
 _MARKDOWN = re.compile(r"[*`>#~|]+|(?<!\w)_+|_+(?!\w)")
+_MARKDOWN_CHARS = "*`>#~|_"
 _MENTION = re.compile(r"<[@#!][^>]{0,80}>")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9']*[a-z0-9]|[a-z0-9]")
 # Clause boundaries: sentence punctuation, dashes, and the turns where one claim ends and another begins.
@@ -195,8 +51,7 @@ _CLAUSE = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):  # a tuple, not a dataclass: a reply makes dozens, and a tuple is made fastest
     stem: str  # canonical, stemmed
     start: int  # character offsets in the clause's folded text
     end: int
@@ -212,31 +67,28 @@ class Clause:
     colon: bool = False  # ends with a colon: introduces what follows ("I'd check: …")
 
 
+_NT = re.compile("nt", re.IGNORECASE)  # what every bare contraction holds
 _BARE_CONTRACTION = re.compile(
     r"\b(is|are|was|were|does|do|did|has|have|had|could|should|would|wo|ca)nt\b", re.IGNORECASE
 )
 
 
 def clean(raw: str) -> str:
-    """NFKC, no control characters, no mentions, no markdown decoration; case kept for quoting."""
+    """NFKC, no control characters, no mentions, no markdown decoration; case kept for quoting.
+
+    The slower patterns run only on a text holding a character they need (most replies hold none)."""
     text = unicodedata.normalize("NFKC", raw)
-    text = _BARE_CONTRACTION.sub(r"\1n't", text)  # "isnt overlapping" is a negation typed without the apostrophe
+    if _NT.search(text):
+        text = _BARE_CONTRACTION.sub(r"\1n't", text)  # "isnt overlapping" is a negation typed without the apostrophe
     text = _CONTROL.sub(" ", text)
     text = _MENTION.sub(" ", text)
     text = _DUNDER.sub(r"dunder\1", text)  # __next__ is code, not markdown emphasis
-    text = _ARROW.sub(" → ", text)  # "if X -> do A" stays one clause (and ">" is not a quote marker)
+    if ">" in text:
+        text = _ARROW.sub(" → ", text)  # "if X -> do A" stays one clause (and ">" is not a quote marker)
     text = _FENCE.sub(" ", text)
-    text = _MARKDOWN.sub(" ", text)
+    if any(ch in text for ch in _MARKDOWN_CHARS):
+        text = _MARKDOWN.sub(" ", text)
     return text.replace("’", "'").replace("‘", "'")
-
-
-def fold(piece: str) -> str:
-    text = _NUMBERED.sub(r"\1 \2", piece.lower())
-    has_digit = bool(_DIGIT.search(text))
-    for pattern, repl, trigger in _compounds():
-        if trigger is None or (has_digit if trigger is DIGIT else trigger in text):
-            text = pattern.sub(repl, text)
-    return _STRAY_POSSESSIVE.sub(" ", text)
 
 
 def _lower_same_length(text: str) -> str:
@@ -284,17 +136,29 @@ def clauses(cleaned: str) -> list[Clause]:
     for piece, (start, end), colon in zip(folded, spans, colons, strict=True):
         if piece.endswith(" ?"):
             piece = piece[:-2] + "?"
-        tokens = []
-        position = 0
-        last_end = 0
-        for t in _TOKEN.finditer(piece):
-            position += 1 + COMMA_GAP * piece.count(",", last_end, t.start())
-            last_end = t.end()
-            if t.group() not in STOPWORDS:
-                tokens.append(Token(canonical(t.group()), t.start(), t.end(), position, t.group()))
+        tokens = _tokens(piece)
         if tokens:
-            out.append(Clause(piece, cleaned[start:end].strip(), tuple(tokens), colon))
+            out.append(Clause(piece, cleaned[start:end].strip(), tokens, colon))
     return out
+
+
+_new_token = tuple.__new__  # Token(...) goes through a Python-level __new__: 3× slower, and a reply makes dozens
+
+
+def _tokens(piece: str) -> tuple[Token, ...]:
+    """The content words of one folded clause, canonical, with where they sit."""
+    tokens = []
+    commas = "," in piece
+    position = 0
+    last_end = 0
+    for m in _TOKEN.finditer(piece):
+        start, end = m.span()
+        word = m.group()
+        position += 1 + COMMA_GAP * piece.count(",", last_end, start) if commas else 1
+        last_end = end
+        if word not in STOPWORDS:
+            tokens.append(_new_token(Token, (canonical(word), start, end, position, word)))
+    return tuple(tokens)
 
 
 _NUMBER = re.compile(
@@ -333,9 +197,3 @@ def quantities(text: str) -> list[Quantity]:
         }.get(unit, unit)
         out.append(Quantity(value, unit, m.group(0)))
     return out
-
-
-def reset() -> None:
-    """Forget what was loaded (see matcher.clear_caches)."""
-    with _LOCK:
-        _FOLDS.clear()

@@ -1,0 +1,174 @@
+"""Keyword stuffing, recognised by structure: a catalogue of diagnoses, checks and fixes with no committed favourite.
+
+A long answer that weighs several hypotheses and lands on one is not a catalogue; a list of every signature's
+checks and fixes is, whatever its prose.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .evidence import Claims
+from .matcher import Reply
+from .rulebook import CompiledRubric, RulePart
+
+WORDS_PER_TOPIC = 30  # a catalogue is dense; a long answer that weighs the same topics in depth is not one
+STUFFED_TOPICS = 4  # checks or fixes of this many other signatures, with no diagnosis committed to, is a catalogue
+CATALOGUE_TOPICS = 4  # signatures touched (named, checked or fixed) by an uncommitted reply that names two or more
+CATALOGUE_WORDS_PER_TOPIC = 25  # fewer words than this per topic touched is listing them, not weighing them
+HEADED_CATALOGUE_WORDS_PER_TOPIC = 10  # committed replies that weigh others use 11+ words per topic (dev, all writers)
+ENUMERATION = 4  # "X, Y, Z or W": a sentence of this many items is a list
+
+_NETWORK = re.compile(r"\bnccl_(?!debug\b)[a-z_]+|\bibstat\b|\bnccl-tests\b|\bnetwork\b|\bfabric\b|\broce\b")
+_SENTENCE = re.compile(r"[.;:!?\n]+(?:\s|$)|\s[-–—]+\s")
+_ITEM_SEPARATOR = re.compile(r",(?!\d{3})|\s/\s|(?<=[a-z_)])/(?=[a-z])|\s+or\s+")
+_BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+", re.MULTILINE)
+_LIST_ITEM = re.compile(r"[,/|]")
+NETWORK = "network"  # NCCL knobs and the fabric: a hypothesis outside the ten, still a topic
+
+
+@dataclass(frozen=True, slots=True)
+class _Topics:
+    """The signatures a reply touches, and how."""
+
+    claims: Claims
+    measured: frozenset[str]  # a positive check of it
+    fixed: frozenset[str]  # a positive fix of it
+    elsewhere: frozenset[str]  # checks and fixes that belong to signatures other than the one committed to
+    branches: tuple[bool, bool]  # a fix, a check offered as "if it's X, do A"
+    words: int
+
+    @property
+    def named(self) -> frozenset[str]:
+        return self.claims.named_any
+
+    @property
+    def touched(self) -> frozenset[str]:
+        return self.named | self.measured | self.fixed
+
+    @property
+    def all(self) -> frozenset[str]:
+        return self.touched | (self.elsewhere & {NETWORK})
+
+
+def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, claims: Claims) -> bool:
+    """The reply reads as a list of several diagnoses (it then earns nothing)."""
+    t = _topics(reply, rubrics, answer, claims)
+    committed_to = claims.committed_to
+    return (
+        _stuffed(t, answer)
+        or _uncommitted_catalogue(t)
+        or _headed_catalogue(t)
+        or (committed_to is None and _offered_with_fixes(t))
+    )
+
+
+def _topics(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, claims: Claims) -> _Topics:
+    fixed, fix_branches = _offered(reply, {s: comp.fix for s, comp in rubrics.items()})
+    measured, check_branches = _offered(reply, {s: comp.measurement for s, comp in rubrics.items()})
+    committed_to = claims.committed_to
+    elsewhere = (measured | fixed) - {committed_to}
+    if _NETWORK.search(reply.text):
+        elsewhere |= {NETWORK}
+    if fix_branches or check_branches:
+        # In "if it's X, do A" branches a tool or fix several signatures share ("ncu", "fuse") names none of them
+        # in particular: a signature is a topic of its own only if some check or fix of it is in words of its own.
+        real = {s for s in elsewhere | {committed_to} if s in rubrics}
+        elsewhere = (_distinct_topics(reply, rubrics, real) | (elsewhere & {NETWORK})) - {committed_to}
+    return _Topics(claims, measured, fixed, elsewhere, (fix_branches, check_branches), len(answer.split()))
+
+
+def _offered(reply: Reply, parts: dict[str, RulePart]) -> tuple[frozenset[str], bool]:
+    """The signatures with a positive match of one of their parts, and whether one is a branch ("if it's X, do A")."""
+    signatures: set[str] = set()
+    branch = False
+    for s, part in parts.items():
+        for m in reply.find(part):
+            if m.positive:
+                signatures.add(s)
+                branch = branch or m.conditional
+    return frozenset(signatures), branch
+
+
+def _stuffed(t: _Topics, answer: str) -> bool:
+    """No committed diagnosis, and checks or fixes from three or more signatures, or a dense list of them."""
+    claims, named, elsewhere = t.claims, t.named, t.elsewhere
+    if claims.committed_to is not None or len(t.all) < 3:
+        return False
+    if t.words > WORDS_PER_TOPIC * max(len(elsewhere), len(named)):
+        return False
+    undecided = claims.undecided
+    all_offered = undecided == len(named)
+    return (
+        (len(elsewhere - {NETWORK}) >= STUFFED_TOPICS - 1 and all_offered and not t.branches[0])
+        or len(elsewhere) >= STUFFED_TOPICS
+        or (len(elsewhere) >= STUFFED_TOPICS - 1 and (len(named) >= 3 or undecided >= 1))
+        or (len(named) >= 2 and _list_like(answer))
+        or (
+            len(elsewhere) + len(named) >= 3
+            and (len(named) != 1 or undecided >= 1)
+            and _longest_enumeration(answer) >= ENUMERATION
+        )
+    )
+
+
+def _uncommitted_catalogue(t: _Topics) -> bool:
+    """The plain shape of a catalogue, whatever its prose: two or more diagnoses named, checks or fixes spanning
+    four signatures, no committed favourite, and too few words to weigh them ("healthy" is a foil, not a topic)."""
+    return (
+        t.claims.committed_to is None
+        and len(t.named - {"healthy"}) >= 2
+        and len(t.touched - {"healthy"}) >= CATALOGUE_TOPICS
+        and t.words <= CATALOGUE_WORDS_PER_TOPIC * len(t.all)
+    )
+
+
+def _headed_catalogue(t: _Topics) -> bool:
+    """A verdict up front does not license a catalogue after it: "it's X; could also be Y; worth ruling out Z …"
+    with checks or fixes for three other signatures, at a few words each, is the same list with a header."""
+    committed_to = t.claims.committed_to
+    return (
+        committed_to is not None
+        and bool(t.named - {committed_to, "healthy"})
+        and len(t.touched - {committed_to, "healthy"}) >= STUFFED_TOPICS - 1
+        and t.words <= HEADED_CATALOGUE_WORDS_PER_TOPIC * len(t.touched)
+    )
+
+
+def _offered_with_fixes(t: _Topics) -> bool:
+    """Several diagnoses, all offered as alternatives, each with its own check or fix, and no branch."""
+    named = t.named
+    return (
+        len(named) >= 2
+        and t.claims.undecided == len(named)
+        and len((t.fixed | t.measured) & named) >= 2
+        and len(t.fixed & named) >= 1
+        and not any(t.branches)
+    )
+
+
+def _distinct_topics(reply: Reply, rubrics: dict[str, CompiledRubric], signatures: set[str]) -> frozenset[str]:
+    """The signatures among these with a positive check or fix in words no other signature's check or fix uses."""
+    spans = {
+        s: {(m.at[0], m.span) for m in (*reply.find(rubrics[s].measurement), *reply.find(rubrics[s].fix)) if m.positive}
+        for s in signatures
+    }
+    return frozenset(
+        s for s in signatures if any(all(k not in spans[o] for o in signatures if o != s) for k in spans[s])
+    )
+
+
+def _longest_enumeration(answer: str) -> int:
+    """The most items any one sentence lists (separated by commas, slashes, "or", "and")."""
+    return max((len(_ITEM_SEPARATOR.split(s)) for s in _SENTENCE.split(answer.lower())), default=0)
+
+
+def _list_like(answer: str) -> bool:
+    """A reply that is mostly bullet items or slash/comma lists of short words reads as buzzwords."""
+    lines = [ln for ln in answer.splitlines() if ln.strip()]
+    bullets = len(_BULLET.findall(answer))
+    if bullets >= 3 and bullets >= 0.6 * len(lines):
+        return True
+    items = _LIST_ITEM.split(answer)
+    return len(items) >= 5 and sum(len(i.split()) <= 3 for i in items) >= 0.7 * len(items)

@@ -1,0 +1,145 @@
+"""Which signatures a reply claims, how firmly, and the one it commits to (if any)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .matcher import Match, Reply
+from .rulebook import CompiledRubric
+
+_COMMIT = re.compile(
+    r"(?:^\W*its\b|\b(?:it's|it is|this is|that'?s|that is|i'?d (?:go|bet|say|call)|"
+    r"my (?:bet|money|call|verdict|answer|diagnosis|read|guess is|leading hypothesis|pick|vote)|verdict|diagnosis|"
+    r"conclusion|final answer|most likely|"
+    r"root cause|culprit|definitely|clearly|going with|go with|pretty sure|confident|bottom line|tl;?dr|"
+    r"the (?:real|actual) (?:problem|issue|cause)|the problem is|the issue is|what'?s happening|you have|we have|"
+    r"classic|textbook|(?:put|bet) (?:my|the) money|i lean|leaning|points? to|convinced|must be|has to be|"
+    r"so the answer|the answer is|i'?m calling|call it|confirms?|diagnos\w+)\b)"
+)
+_OPENING_GUESS = re.compile(
+    r"^\W*(?:maybe|perhaps|possibly|probably|prob|might be|could be|i think|i suspect|i guess|my guess|not sure|"
+    r"looks like maybe|i'?d guess)\b|\?\s*$"
+)
+
+
+@dataclass(slots=True)
+class Evidence:
+    """How one signature is named in a reply (built while reading its matches in order)."""
+
+    strength: float  # 1 = named, 0.5 = only a symptom described
+    first: Match  # the strongest first positive match, quoted in feedback
+    clauses: set[int]  # clauses holding a positive match of that strength
+    asserted_in: set[int]  # clauses that name it and commit ("it's …", "my bet …", "root cause …")
+    confident: bool  # never hedged, or asserted outright somewhere ("it's …" without a "maybe")
+    decided: bool  # some match is not offered as one of several possibilities
+    first_at: int  # the first clause that names it
+
+    def add(self, m: Match, asserted: bool, offered: bool) -> None:
+        """Another positive match of the same strength."""
+        at = m.at[0]
+        self.clauses.add(at)
+        if asserted and not m.hedged:
+            self.asserted_in.add(at)
+        if self.first.hedged and not m.hedged:
+            self.first = m
+        if asserted and not m.hedged:
+            self.confident = True  # an outright assertion anywhere commits
+        elif at < self.first_at:  # otherwise the diagnosis stands or falls with its first statement
+            self.confident = not m.hedged
+        self.first_at = min(self.first_at, at)
+        self.decided = self.decided or not offered
+
+
+@dataclass(frozen=True, slots=True)
+class Claims:
+    """What a reply says the problem is."""
+
+    evidence: dict[str, Evidence]  # per signature named
+    several: bool  # several diagnoses in play: "if it's X" offers X as one branch
+    named_any: frozenset[str]  # every signature named, strongly or by a symptom only
+    committed: frozenset[str]  # the signatures named by name, or else those named by a symptom
+    named: str | None  # the one the reply chooses, if it does
+    committed_to: str | None  # … and commits to: decided and not hedged
+    undecided: int  # signatures named only as possibilities
+
+
+def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
+    commits: dict[int, bool] = {}  # per clause: it commits ("it's …", "my money is on …"), read once
+    evidence = _evidence(reply, rubrics, commits)
+    several = len(evidence) >= 2  # with several diagnoses in play, "if it's X" offers X as one branch
+    if several:  # the ones named only inside a check or a fix step back
+        evidence = _evidence(reply, rubrics, commits, skip_tools=True, several=True) or evidence
+    strong = frozenset(s for s, e in evidence.items() if e.strength >= 1.0)
+    weak = frozenset(s for s, e in evidence.items() if e.strength < 1.0)
+    committed = strong or weak
+    if _OPENING_GUESS.search(reply.clauses[0].text):
+        # "maybe the dataloader? the gpu idles at step start…": the opening guess sets the tone of what follows
+        for e in evidence.values():
+            if not e.asserted_in:
+                e.confident = False
+    named = _choose(committed, evidence)
+    firm = named is not None and evidence[named].decided and evidence[named].confident
+    undecided = sum(1 for e in evidence.values() if not e.decided)
+    return Claims(evidence, several, strong | weak, committed, named, named if firm else None, undecided)
+
+
+def _evidence(
+    reply: Reply,
+    rubrics: dict[str, CompiledRubric],
+    commits: dict[int, bool],
+    *,
+    skip_tools: bool = False,
+    several: bool = False,
+) -> dict[str, Evidence]:
+    """Per signature: how strongly and how often the reply claims it (negated mentions do not count). With
+    `skip_tools`, words that only name one of its checks or fixes do not count as naming it."""
+    out: dict[str, Evidence] = {}
+    for sig, comp in rubrics.items():
+        tools = _tool_words(reply, comp) if skip_tools else {}
+        for m in reply.find(comp.signature):
+            if not m.positive or (skip_tools and m.span <= tools.get(m.at[0], set())):
+                continue
+            at = m.at[0]
+            offered = m.alternative or (several and m.conditional)
+            asserted = _asserts(commits, m) and not m.conditional  # "if it's a malloc, …" is a branch
+            e = out.get(sig)
+            if e is None or m.phrase.weight > e.strength:
+                committed = {at} if asserted and not m.hedged else set()
+                first_at = at if e is None else min(at, e.first_at)
+                out[sig] = Evidence(m.phrase.weight, m, {at}, committed, not m.hedged, not offered, first_at)
+            elif m.phrase.weight == e.strength:
+                e.add(m, asserted, offered)
+    return out
+
+
+def _tool_words(reply: Reply, comp: CompiledRubric) -> dict[int, set[int]]:
+    """Per clause, the words that name this signature's check or fix ("bubble fraction", "interleaved 1F1B"):
+    they are not a diagnosis."""
+    tools: dict[int, set[int]] = {}
+    for m in (*reply.find(comp.measurement), *reply.find(comp.fix)):
+        tools.setdefault(m.at[0], set()).update(m.span)
+    return tools
+
+
+def _asserts(commits: dict[int, bool], m: Match) -> bool:
+    """The match's clause commits ("it's …", "my money is on …")."""
+    asserted = commits.get(m.at[0])
+    if asserted is None:
+        asserted = commits[m.at[0]] = bool(_COMMIT.search(m.clause.text))
+    return asserted
+
+
+def _choose(committed: frozenset[str], evidence: dict[str, Evidence]) -> str | None:
+    """The one signature the reply commits to, if it does: the only one named, or the one with clearly the most
+    support (clauses that name it, counting double where the clause commits: "it's …", "my bet …")."""
+    if len(committed) == 1:
+        return next(iter(committed))
+    if not committed:
+        return None
+    support = {s: len(evidence[s].clauses) + 2 * len(evidence[s].asserted_in) for s in committed}
+    ranked = sorted(committed, key=lambda s: support[s], reverse=True)
+    top, second = support[ranked[0]], support[ranked[1]]
+    if top >= second + 2 or (top > second and top >= 1.5 * second):
+        return ranked[0]
+    return None

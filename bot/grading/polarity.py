@@ -1,0 +1,215 @@
+"""How a clause holds what it names: negated, exonerated, hedged, offered as one possibility, a condition, a check.
+
+Each pattern reads one clause (lower case, compounds folded). `ClauseReading` computes each answer at most once per
+clause and skips the patterns a clause holds no keyword for (most clauses hold none).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .text import Clause
+
+LOOK = 100  # characters of context the polarity patterns read before or after a match
+
+_NEGATION_BEFORE = re.compile(
+    r"(?:\bnot\b|\bno\b|\bzero\b|n't\b|\bnever\b|\bnor\b|\bwithout\b|\brather than\b|\binstead of\b"
+    r"|\brul(?:e|ed|ing) out\b"
+    r"|\bunlikely\b|\bdoubt\b|\bneither\b|\bagainst\b|\bnot a\b|\bisn'?t\b|\bexclud\w*|\breject\w*|\bdismiss\w*"
+    r"|\bfirst (?:i )?(?:thought|guess\w*)|\bmy first guess\b|\btempting\b|\bwrong\b|\bthe alternative\b"
+    r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b"
+    r"|\b(?:someone|somebody|people|others)(?: \w+)? (?:said|says|suggested|claimed|thought|blamed)\b)"
+    r"(?:[^\w.;,]+(?!or\b|and\b|nor\b)[\w'-]+){0,4}[^\w.;,]*$"  # ≤ 4 words between negation and match, no "or"
+)
+_EXONERATED_AFTER = re.compile(
+    r"^[^.;]{0,25}?(?:\b(?:is|are|was|looks?|seems?|appears?)\s+(?:fine|ok|okay|good|normal|innocent|irrelevant|"
+    r"healthy|a red herring|not (?:it|the (?:problem|issue|cause|culprit|bottleneck)))|\bruled out\b|"
+    r"\b(?:isn'?t|aren'?t|wasn'?t|is not|are not|was not)\s+(?:it|the (?:problem|issue|cause|culprit|bottleneck))"
+    r"|\bis a red herring\b|\b(?:can|could)\s*(?:not|n't)\s+(?:explain|account)|\bdoesn'?t (?:explain|fit)"
+    r"|\bwouldn'?t (?:explain|fit)|\bis wrong\b|\bis a trap\b|\bis the trap\b"
+    r"|\b(?:would be|was|is) (?:my|the|everyone'?s) first (?:guess|thought|read|instinct|reflex|hypothesis))"
+)
+# A diagnosis named inside a fix ("remove the torch.cuda.synchronize() before the all-reduce") is not a claim.
+_FIX_CONTEXT_BEFORE = re.compile(
+    r"\b(?:remove|removing|drop|dropping|avoid|avoiding|get rid of|eliminate|delete|take out|stop calling|no more"
+    r"|fix|fixing|fixed|cut|cutting|shave|shaving|reduce|reducing|hide|hiding|amortize|amortise|lower|lowering)"
+    r"\b[^.;]{0,30}$"
+)
+# A diagnosis named as the object of a measurement ("count the cudaStreamSynchronize calls") is not a claim.
+_MEASURE_CONTEXT_BEFORE = re.compile(
+    r"\b(?:count|counting|grep|look for|looking for|search for|check for|find|above each|measure|plot|correlate|compare"
+    r"|how many|number of|(?:check|see|test|verify|confirm|tell)(?:ing)? (?:whether|if))\b[^.;]{0,20}$"
+)
+_NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
+_NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|it)\b")
+# "one of those two" hedges; "one of the ranks is slow" picks one member of the job and claims it is slow.
+HEDGE = re.compile(
+    r"\b(?:not sure|unsure|no idea|maybe|might be|could be|possibly|perhaps|hard to (?:say|tell)|can'?t tell|"
+    r"i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|some kind of"
+    r"|one of(?! (?:the |our |them\b)?(?:ranks?|gpus?|nodes?|workers?|cards?|boxes|hosts?|devices?)\b))\b"
+    r"|\beither\b.{0,80}\bor\b"
+    r"|\?\s*$|🤔|🤷"
+)
+# Further marks of a tentative diagnosis (they do not make a check or a fix tentative).
+_TENTATIVE = re.compile(
+    r"\b(?:i think|i suspect|suspect|i'?d guess|probably|prob|my guess|afaict|i believe|idk|(?:want|like) to confirm|"
+    r"to be sure|before (?:saying|committing)|haven'?t (?:verified|checked|confirmed)|not verified|hold it loosely|"
+    r"i'?m not certain|might|may be)\b"
+)
+# A check or fix offered without conviction ("cuda graphs might help", "could try more workers"): ½ for that part,
+# but it does not make a diagnosis in the same clause tentative.
+_SOFT_REMEDY = re.compile(
+    r"\b(?:might|could|may|should) (?:help|work|fix it|be worth)|\b(?:could|might|maybe|perhaps) try\b"
+    r"|\bworth (?:a )?try|\bworth trying\b|\bnot sure (?:it|that|this) (?:helps|works|will)|\bi'?d try\b.*\bsee\b"
+    r"|\bsee if (?:it|that) helps\b"
+)
+# Offering two or more possibilities in one breath ("either X or Y", "could be X, could be Y", "can't tell").
+_ALTERNATIVE = re.compile(
+    r"\beither\b|\b(?:could|might|may) (?:also )?be\b[^.;]{0,80}\bor\b|\bweigh\w*\b[^.;]{0,80}\bagainst\b"
+    r"|\bor\b[^.;]{0,80}\b(?:could|might|may) (?:also )?be\b"
+    r"|\b(?:could|might|may) (?:also |just )?be\b.*\b(?:could|might|may) (?:also |just )?be\b"  # could be X, could be Y
+    r"|\b(?:can'?t|cannot|hard to|too early to) (?:tell|say|decide|distinguish)\b"
+    r"|\bone of (?:the|those|these) (?:two|three|few|several|options|candidates|possibilities)\b"
+    r"|\b(?:not sure|unsure) (?:if|whether|which)\b|\bdepends (?:on )?which\b|\bor\b[^.;]{0,60}\?\s*$|\bwhich is it\b"
+    r"|\bsometimes (?:it'?s|it is|that'?s)\b[^.;]{0,80}\bsometimes\b"  # "sometimes it's X, sometimes Y"
+    r"|\bor\b[^.;]*\bor\b"  # X or Y or Z
+)
+# "X, Y or Z": a pattern of its own (it starts at any letter: inside the alternation above it made it 5× slower),
+# tried only on a clause with a comma and an "or".
+_LISTED_OPTIONS = re.compile(r"\w(?:,\s*[\w./()-]+(?:\s+[\w./()-]+){0,2}){1,},?\s+or\s+\w")
+# Words _ALTERNATIVE cannot match without (a quick test first: most clauses hold none of them).
+_ALTERNATIVE_HINT = re.compile(
+    r"\b(?:either|could|might|may|or|weigh\w*|can'?t|cannot|hard|too early|one|not sure|unsure|depends|which"
+    r"|sometimes)\b"
+)
+_CONDITION_WORDS = ("if", "when", "unless", "whether", "assuming", "in case")
+# A condition: "if it's X, do A". With several diagnoses in play it offers X as one branch; with one, it is how
+# the reply would confirm its only diagnosis ("if it jumps, the loader can't keep up").
+_CONDITION = re.compile(
+    r"^\W*(?:if|when|unless|whether|assuming|in case)\b|\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b"
+)
+# A clause that introduces a list of checks ("Before touching anything I'd check:", "To confirm:").
+_LEADS_INTO_CHECKS = re.compile(r"\b(?:check|measure|verify|confirm|look at|inspect|test|checks|measurements?)\W*$")
+# A sarcasm tag: the clause it closes says the opposite of what it claims.
+_SARCASM = re.compile(r"(?:^|\s)/s\b")
+# The reply says outright that it does not commit.
+UNDECIDED = re.compile(
+    r"\b(?:(?:not|won'?t|can'?t|don'?t want to) (?:commit|decide|choose|pick)|which is it|"
+    r"one of those two|one of the two|could go either way|no way to tell|50/50|coin ?flip|"
+    r"(?:and|then) decide (?:from there|later|after(?:wards)?))\b"
+)
+
+# Words one of the polarity patterns above needs (a superset): a clause without any skips those patterns.
+_NEGATION_KEYWORD = re.compile(
+    r"\b(?:not|no|zero|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
+    r"|dismiss\w*|first|tempting|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
+    r"|claimed|blamed)\b|n't\b"
+)
+_EXONERATION_KEYWORD = re.compile(
+    r"\b(?:fine|ok|okay|good|normal|innocent|irrelevant|healthy|herring|not|ruled|isnt|arent|wasnt|explain|account"
+    r"|fit|wrong|trap)\b|n't\b"
+)
+_CONTEXT_KEYWORD = re.compile(
+    r"\b(?:remov\w*|drop\w*|avoid\w*|get rid|eliminate|delete|take out|stop calling|no more|fix\w*|cut\w*"
+    r"|shav\w*|reduc\w*|hid\w*|amorti[sz]e|lower\w*|count\w*|grep|look\w* for|search for|check for|find"
+    r"|above each|measure|plot|correlate|compare|how many|number of|whether|if)\b"
+)
+
+Flags = tuple[bool, bool, bool, bool, bool]  # (offers alternatives, hedged, tentative, conditional, soft remedy)
+
+
+class ClauseReading:
+    """The polarity of matches in one clause, each pattern run at most once per position."""
+
+    __slots__ = (
+        "_after",
+        "_before",
+        "_context",
+        "_flags",
+        "_inside",
+        "_keywords",
+        "_lead_lists_checks",
+        "text",
+        "undecided",
+    )
+
+    def __init__(self, clause: Clause, lead: Clause | None, undecided: bool) -> None:
+        self.text = clause.text
+        self.undecided = undecided  # the whole reply refuses to commit
+        self._lead_lists_checks = lead is not None and lead.colon and bool(_LEADS_INTO_CHECKS.search(lead.text))
+        text = self.text
+        # (negation, exoneration, fix/check context, sarcasm tag): whether the clause holds a word the pattern needs
+        self._keywords = (
+            bool(_NEGATION_KEYWORD.search(text)),
+            bool(_EXONERATION_KEYWORD.search(text)),
+            bool(_CONTEXT_KEYWORD.search(text)),
+            bool(_SARCASM.search(text)),
+        )
+        self._before: dict[int, bool] = {}
+        self._after: dict[int, bool] = {}
+        self._inside: dict[tuple[int, int], bool] = {}
+        self._context: dict[int, bool] = {}
+        self._flags: Flags | None = None
+
+    def negated(self, start: int, end: int, negative_rule: bool) -> bool:
+        """The words at text[start:end] are denied, exonerated or rejected ("not X", "X is fine", "rule out X")."""
+        may_negate, may_exonerate = self._keywords[0], self._keywords[1]
+        if may_negate and self._negation_before(start):
+            return True
+        if may_exonerate and self._exonerated_after(end):
+            return True
+        if negative_rule:  # "not an overlap problem" rejects overlap, it does not claim its absence
+            return bool(_NEGATED_PROBLEM_AFTER.search(self.text[end : end + LOOK]))
+        # "the all-reduce is not overlapped" ≠ "overlap the all-reduce"
+        return may_negate and self._negation_inside(start, end)
+
+    def not_a_claim(self, start: int) -> bool:
+        """A diagnosis named here is listed as a check, named inside a fix or a check, or said in sarcasm."""
+        if self._lead_lists_checks:  # "I'd check: memory_stats, .item() syncs, …" lists checks, it claims nothing
+            return True
+        if self._keywords[2] and self._in_context(start):
+            return True
+        return self._keywords[3]  # "sure, it's totally the network /s" claims the opposite
+
+    def flags(self) -> Flags:
+        if self._flags is None:
+            text = self.text
+            alternative = self.undecided or bool(
+                _ALTERNATIVE_HINT.search(text)
+                and (_ALTERNATIVE.search(text) or ("," in text and "or" in text and _LISTED_OPTIONS.search(text)))
+            )
+            self._flags = (
+                alternative,
+                alternative or bool(HEDGE.search(text)),
+                bool(_TENTATIVE.search(text)),
+                any(w in text for w in _CONDITION_WORDS) and bool(_CONDITION.search(text)),
+                bool(_SOFT_REMEDY.search(text)),
+            )
+        return self._flags
+
+    # the patterns look at most a few words back or ahead: a bounded slice keeps long clauses cheap
+    def _negation_before(self, start: int) -> bool:
+        found = self._before.get(start)
+        if found is None:
+            found = self._before[start] = bool(_NEGATION_BEFORE.search(self.text[max(0, start - LOOK) : start]))
+        return found
+
+    def _exonerated_after(self, end: int) -> bool:
+        found = self._after.get(end)
+        if found is None:
+            found = self._after[end] = bool(_EXONERATED_AFTER.search(self.text[end : end + LOOK]))
+        return found
+
+    def _negation_inside(self, start: int, end: int) -> bool:
+        found = self._inside.get((start, end))
+        if found is None:
+            found = self._inside[(start, end)] = bool(_NEGATION_INSIDE.search(self.text[start:end]))
+        return found
+
+    def _in_context(self, start: int) -> bool:
+        found = self._context.get(start)
+        if found is None:
+            text = self.text[max(0, start - LOOK) : start]
+            found = bool(_FIX_CONTEXT_BEFORE.search(text) or _MEASURE_CONTEXT_BEFORE.search(text))
+            self._context[start] = found
+        return found
