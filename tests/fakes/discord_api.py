@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from aiohttp import web
+from aiohttp import BodyPartReader, web
 
 from .loopback import serve
 
@@ -111,6 +111,7 @@ class FakeDiscordAPI:
         if request.content_type.startswith("multipart/"):
             payload, files = None, []
             async for part in await request.multipart():
+                assert isinstance(part, BodyPartReader)  # the bot never nests multiparts
                 if part.name == "payload_json":
                     payload = json.loads(await part.text())
                 else:

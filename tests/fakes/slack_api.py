@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
 
-from aiohttp import web
+from aiohttp import BodyPartReader, web
 
 from .block_kit import check_blocks, check_view
 from .loopback import serve
@@ -82,6 +82,7 @@ class FakeSlackAPI:
         if request.content_type.startswith("multipart/"):
             out = dict(query)
             async for part in await request.multipart():
+                assert isinstance(part, BodyPartReader)  # slack_sdk never nests multiparts
                 out[part.name or ""] = (await part.read()).decode("latin-1")[:200]
             return out
         return {**query, **dict(parse_qsl(await request.text()))}
