@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 from ..drills import scenarios as drill_scenarios
 from ..drills.errors import DrillError
+from ..drills.offloop import in_store, off_loop
 from ..drills.ports import ChannelRef, MessageRef, UserRef
 from ..render.cache import RenderCache
 from ..store import interviews as store
@@ -95,15 +96,15 @@ class InterviewService:
         seed = self.rng.randrange(SEED_RANGE) if seed is None else seed
         now = self.clock()
         new = NewSession(rounds, seed, group_id, now)
-        sid = await asyncio.to_thread(store.create_session, self.db, channel, user, new)
+        sid = await in_store(self.db, store.create_session, channel, user, new)
         ref = await self._post_round(channel, user, sid, plan(rounds, seed)[0], rounds, now)
         return Started(sid, rounds, ref)
 
     async def _post_round(
         self, channel: ChannelRef, user: UserRef, sid: int, spec: RoundSpec, rounds: int, now: datetime
     ) -> MessageRef:
-        scenario = await asyncio.to_thread(drill_scenarios.scenario, spec.signature, spec.seed, spec.difficulty)
-        png = await asyncio.to_thread(drill_scenarios.drill_png, self.renders, scenario, self.theme)
+        scenario = await off_loop(drill_scenarios.scenario, spec.signature, spec.seed, spec.difficulty)
+        png = await off_loop(drill_scenarios.drill_png, self.renders, scenario, self.theme)
         post = RoundPost(
             sid,
             spec.number,
@@ -127,10 +128,10 @@ class InterviewService:
             text = (text if isinstance(text, str) else str(text))[:MAX_ANSWER_CHARS]
             row = await self._session(session_id, user)
             spec = plan(row.rounds, row.seed)[row.current - 1]
-            scenario = await asyncio.to_thread(drill_scenarios.scenario, spec.signature, spec.seed, spec.difficulty)
+            scenario = await off_loop(drill_scenarios.scenario, spec.signature, spec.seed, spec.difficulty)
             seconds = (now - row.round_started_at).total_seconds()
-            result = await asyncio.to_thread(judge, spec, scenario, text, seconds)
-            if not await asyncio.to_thread(store.store_round, self.db, row.id, _stored(result), now):
+            result = await off_loop(judge, spec, scenario, text, seconds)
+            if not await in_store(self.db, store.store_round, row.id, _stored(result), now):
                 raise DrillError("That round was already answered.")
             feedback = _round_text(result)
             finished = spec.number >= row.rounds
@@ -146,8 +147,8 @@ class InterviewService:
         if ref is not None:
             await chat.post_text(ref, feedback)
         if finished:
-            answers = await asyncio.to_thread(store.stored_answers, self.db, row.id)
-            summary = await asyncio.to_thread(_summary, answers, row.rounds, row.seed)
+            answers = await in_store(self.db, store.stored_answers, row.id)
+            summary = await off_loop(_summary, answers, row.rounds, row.seed)
             await chat.post_text(ref or MessageRef(channel, ""), summary)
             return
         nxt = plan(row.rounds, row.seed)[row.current]
@@ -163,7 +164,7 @@ class InterviewService:
     async def resume(self, user: UserRef) -> Started:
         """Post the person's open interview's current round again (e.g. after a failed post); its clock restarts."""
         now = self.clock()
-        sid = await asyncio.to_thread(store.restart_open_session, self.db, user, now)
+        sid = await in_store(self.db, store.restart_open_session, user, now)
         if sid is None:
             raise DrillError("You have no interview in progress — start one with `/trace interview`.")
         row = await self._session(sid, user)
@@ -173,7 +174,7 @@ class InterviewService:
 
     async def _session(self, session_id: int, user: UserRef) -> SessionRow:
         try:
-            return await asyncio.to_thread(store.open_session, self.db, session_id, user)
+            return await in_store(self.db, store.open_session, session_id, user)
         except SessionRefused as exc:
             raise DrillError(_REFUSALS[exc.refusal].format(id=session_id)) from exc
 

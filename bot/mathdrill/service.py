@@ -4,7 +4,6 @@ reveal is claimed atomically."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -13,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
 from ..drills.errors import DrillError
+from ..drills.offloop import in_store
 from ..drills.periods import PERIODS, period_bounds
 from ..drills.ports import ChannelRef, MessageRef, UserRef
 from ..store import math_questions as store
@@ -138,14 +138,14 @@ class MathService:
         now = self.clock()
         deadline = now + timedelta(seconds=self.seconds)
         new = NewQuestion(q.kind, q.seed, scheduled, group_id, now, deadline)
-        qid = await asyncio.to_thread(store.create_question, self.db, channel, new)
+        qid = await in_store(self.db, store.create_question, channel, new)
         chat = self.chat_for(channel.platform)
         try:
             ref = await chat.post_math(channel, MathPost(qid, q, now, deadline))
         except Exception:
-            await asyncio.to_thread(store.delete_question, self.db, qid)  # nothing half-posted stays behind
+            await in_store(self.db, store.delete_question, qid)  # nothing half-posted stays behind
             raise
-        await asyncio.to_thread(store.set_message_ref, self.db, qid, ref.message)
+        await in_store(self.db, store.set_message_ref, qid, ref.message)
         started = MathStarted(qid, q.kind, seed, deadline, ref)
         for hook in self.on_started:
             await hook(started)
@@ -166,7 +166,7 @@ class MathService:
         limit = max(1.0, (row.deadline_at - row.posted_at).total_seconds())
         pts = math_points(result.correct, seconds, limit, late)
         judged = Judged(text, result.value, result.correct, pts, seconds, late)
-        stored = await asyncio.to_thread(store.store_answer, self.db, row.id, user, judged, now)
+        stored = await in_store(self.db, store.store_answer, row.id, user, judged, now)
         if stored is Stored.NO_QUESTION:
             raise DrillError(f"No math question #{row.id} here.")
         if stored is Stored.DUPLICATE:
@@ -181,7 +181,7 @@ class MathService:
         return question(row.kind, row.seed)
 
     async def _question(self, user: UserRef, question_id: int) -> QuestionRow:
-        row = await asyncio.to_thread(store.find_question, self.db, user.platform, user.workspace, question_id)
+        row = await in_store(self.db, store.find_question, user.platform, user.workspace, question_id)
         if row is None:
             raise DrillError(f"No math question #{question_id} here.")
         return row
@@ -189,15 +189,15 @@ class MathService:
     # -- reveal ---------------------------------------------------------------------------------------
     async def reveal(self, question_id: int, *, force: bool = False) -> bool:
         """Post the reveal if this caller wins the claim: exactly once across callers and replicas."""
-        claimed = await asyncio.to_thread(store.claim_reveal, self.db, question_id, self.clock(), force=force)
+        claimed = await in_store(self.db, store.claim_reveal, question_id, self.clock(), force=force)
         if claimed is None:
             return False
         try:
             ref = await self._post_reveal(claimed)
         except Exception:
-            await asyncio.to_thread(store.release_reveal, self.db, question_id)
+            await in_store(self.db, store.release_reveal, question_id)
             raise
-        await asyncio.to_thread(store.set_reveal_ref, self.db, question_id, ref.message)
+        await in_store(self.db, store.set_reveal_ref, question_id, ref.message)
         return True
 
     async def _post_reveal(self, claimed: ClaimedReveal) -> MessageRef:
@@ -208,7 +208,7 @@ class MathService:
         return await self.chat_for(channel.platform).post_math_reveal(MessageRef(channel, claimed.message_ref), post)
 
     async def reveal_due(self) -> list[int]:
-        due = await asyncio.to_thread(store.overdue_questions, self.db, self.clock())
+        due = await in_store(self.db, store.overdue_questions, self.clock())
         done = []
         for qid in due:
             try:
@@ -220,7 +220,7 @@ class MathService:
 
     async def pending(self) -> list[PendingReveal]:
         """Questions not revealed yet, with their deadlines (the scheduler re-creates their reveal jobs)."""
-        return await asyncio.to_thread(store.pending_reveals, self.db)
+        return await in_store(self.db, store.pending_reveals)
 
     # -- the board ------------------------------------------------------------------------------------
     async def board(self, channel: ChannelRef, period: str = "week") -> MathBoard:
@@ -231,7 +231,7 @@ class MathService:
         def window(timezone: str) -> tuple[datetime, datetime]:
             return period_bounds(period, now, timezone)
 
-        return MathBoard(period, tuple(await asyncio.to_thread(store.board, self.db, channel, window)))
+        return MathBoard(period, tuple(await in_store(self.db, store.board, channel, window)))
 
     async def board_text(self, channel: ChannelRef, period: str = "week") -> str:
         return (await self.board(channel, period)).text()

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from apscheduler.triggers.cron import CronTrigger
 
 from ..drills.errors import DrillError
+from ..drills.offloop import in_store
 from ..drills.ports import ChannelRef
 from ..store import prep_schedules as store
 from ..store.db import Database
@@ -71,14 +71,14 @@ async def set_schedule(
 ) -> ScheduleSet:
     spec = ScheduleSpec(kind, weekdays, hour, minute, tz, group, rounds)
     try:
-        await asyncio.to_thread(store.set_schedule, db, channel, spec, datetime.now(UTC))
+        await in_store(db, store.set_schedule, channel, spec, datetime.now(UTC))
     except GroupMissing as exc:
         raise DrillError(f"No study group `{group}` — create it with `/trace group create {group}`.") from exc
     return ScheduleSet(spec)
 
 
 async def schedule_off(db: Database, channel: ChannelRef, kind: str) -> ScheduleOff:
-    return ScheduleOff(kind, await asyncio.to_thread(store.remove_schedule, db, channel, kind))
+    return ScheduleOff(kind, await in_store(db, store.remove_schedule, channel, kind))
 
 
 def all_schedules(db: Database) -> list[CronSchedule]:
@@ -88,7 +88,7 @@ def all_schedules(db: Database) -> list[CronSchedule]:
 
 async def schedule_target(db: Database, schedule_id: int) -> ScheduleTarget | None:
     """None when the schedule is gone or its channel is switched off."""
-    found = await asyncio.to_thread(store.schedule_target, db, schedule_id)
+    found = await in_store(db, store.schedule_target, schedule_id)
     if found is None:
         return None
     place = found.channel

@@ -7,11 +7,12 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from aiohttp import web
+from aiohttp import BodyPartReader, web
 
 from .loopback import serve
 
@@ -110,6 +111,7 @@ class FakeDiscordAPI:
         if request.content_type.startswith("multipart/"):
             payload, files = None, []
             async for part in await request.multipart():
+                assert isinstance(part, BodyPartReader)  # the bot never nests multiparts
                 if part.name == "payload_json":
                     payload = json.loads(await part.text())
                 else:
@@ -164,81 +166,126 @@ class FakeDiscordAPI:
         self.calls.append(Call(request.method, path, payload, files, failed=injected is not None))
         if injected is not None:
             return injected
-        parts = path.strip("/").split("/")
-        if path == "/users/@me":
-            return _json(BOT)
-        if path == "/oauth2/applications/@me":
-            return _json(
-                {
-                    "id": APP_ID,
-                    "name": "tracedrill",
-                    "description": "",
-                    "icon": None,
-                    "bot_public": True,
-                    "bot_require_code_grant": False,
-                    "owner": BOT,
-                    "verify_key": "x",
-                    "flags": 0,
-                }
-            )
-        if parts[0] == "applications" and "commands" in parts:
-            if request.method == "PUT":
-                self.commands["/".join(parts[:-1])] = list(payload or [])
-                return _json(
-                    [{**c, "id": str(next(self._ids)), "application_id": APP_ID, "version": "1"} for c in payload or []]
-                )
-            return _json([])
-        if parts[0] == "interactions" and parts[-1] == "callback":
-            body = {
-                "interaction": {
-                    "id": parts[1],
-                    "type": 2,
-                    "response_message_loading": False,
-                    "response_message_ephemeral": True,
-                }
-            }
-            return _json(body)
-        if parts[0] == "webhooks":
-            return _json(self._message("0", payload))
-        if parts[0] == "channels" and parts[-1] == "threads":
-            message_id = parts[3]
-            if parts[1] in self.thread_channels:  # a thread can't hold a thread
-                self.calls[-1].failed = True
-                return _error(WRONG_CHANNEL_TYPE)
-            if message_id in self.threads:
-                return _json(
-                    {"code": 160004, "message": "A thread has already been created for this message"}, status=400
-                )
-            self.threads.add(message_id)
-            return _json(
-                {
-                    "id": message_id,
-                    "type": 11,
-                    "guild_id": "1",
-                    "parent_id": parts[1],
-                    "name": (payload or {}).get("name", "t"),
-                    "owner_id": BOT["id"],
-                    "thread_metadata": {
-                        "archived": False,
-                        "auto_archive_duration": 1440,
-                        "archive_timestamp": datetime.now(UTC).isoformat(),
-                        "locked": False,
-                    },
-                    "message_count": 0,
-                    "member_count": 1,
-                    "rate_limit_per_user": 0,
-                    "flags": 0,
-                }
-            )
-        if parts[0] == "channels" and parts[-1] == "messages":
-            if self.dm_channels.get(parts[1]) in self.closed_dms:
-                self.calls[-1].failed = True
-                return _error(CANNOT_DM)
-            return _json(self._message(parts[1], payload))
-        if path == "/users/@me/channels":
-            dm = str(next(self._ids))
-            self.dm_channels[dm] = str((payload or {}).get("recipient_id"))
-            return _json({"id": dm, "type": 1, "recipients": [BOT]})
-        if parts[0] == "users":
-            return _json({**BOT, "id": parts[1], "username": f"user{parts[1]}", "bot": False})
+        req = _Request(request.method, path, path.strip("/").split("/"), payload)
+        route = ROUTES.get(req.parts[0])
+        return route(self, req) if route is not None else _json({})
+
+    def _refuse(self, code: int) -> web.Response:
+        """A refusal the fake decides itself (not an injected one), marked failed on the call just recorded."""
+        self.calls[-1].failed = True
+        return _error(code)
+
+
+@dataclass(frozen=True)
+class _Request:
+    method: str
+    path: str
+    parts: list[str]  # the path's segments after /api/v10
+    payload: Any
+
+
+def _users(api: FakeDiscordAPI, req: _Request) -> web.Response:
+    if req.path == "/users/@me":
+        return _json(BOT)
+    if req.path == "/users/@me/channels":
+        dm = str(next(api._ids))
+        api.dm_channels[dm] = str((req.payload or {}).get("recipient_id"))
+        return _json({"id": dm, "type": 1, "recipients": [BOT]})
+    return _json({**BOT, "id": req.parts[1], "username": f"user{req.parts[1]}", "bot": False})
+
+
+def _oauth2(api: FakeDiscordAPI, req: _Request) -> web.Response:
+    if req.path != "/oauth2/applications/@me":
         return _json({})
+    return _json(
+        {
+            "id": APP_ID,
+            "name": "tracedrill",
+            "description": "",
+            "icon": None,
+            "bot_public": True,
+            "bot_require_code_grant": False,
+            "owner": BOT,
+            "verify_key": "x",
+            "flags": 0,
+        }
+    )
+
+
+def _applications(api: FakeDiscordAPI, req: _Request) -> web.Response:
+    """Slash command sync: a PUT replaces the scope's command list."""
+    if "commands" not in req.parts:
+        return _json({})
+    if req.method != "PUT":
+        return _json([])
+    api.commands["/".join(req.parts[:-1])] = list(req.payload or [])
+    return _json(
+        [{**c, "id": str(next(api._ids)), "application_id": APP_ID, "version": "1"} for c in req.payload or []]
+    )
+
+
+def _interactions(api: FakeDiscordAPI, req: _Request) -> web.Response:
+    if req.parts[-1] != "callback":
+        return _json({})
+    interaction = {
+        "id": req.parts[1],
+        "type": 2,
+        "response_message_loading": False,
+        "response_message_ephemeral": True,
+    }
+    return _json({"interaction": interaction})
+
+
+def _webhooks(api: FakeDiscordAPI, req: _Request) -> web.Response:
+    return _json(api._message("0", req.payload))
+
+
+def _channels(api: FakeDiscordAPI, req: _Request) -> web.Response:
+    if req.parts[-1] == "threads":
+        return _start_thread(api, req)
+    if req.parts[-1] == "messages":
+        if api.dm_channels.get(req.parts[1]) in api.closed_dms:
+            return api._refuse(CANNOT_DM)
+        return _json(api._message(req.parts[1], req.payload))
+    return _json({})
+
+
+def _start_thread(api: FakeDiscordAPI, req: _Request) -> web.Response:
+    """POST /channels/{channel}/messages/{message}/threads: one thread per message, never inside a thread."""
+    channel, message_id = req.parts[1], req.parts[3]
+    if channel in api.thread_channels:
+        return api._refuse(WRONG_CHANNEL_TYPE)
+    if message_id in api.threads:
+        return _json({"code": 160004, "message": "A thread has already been created for this message"}, status=400)
+    api.threads.add(message_id)
+    return _json(
+        {
+            "id": message_id,
+            "type": 11,
+            "guild_id": "1",
+            "parent_id": channel,
+            "name": (req.payload or {}).get("name", "t"),
+            "owner_id": BOT["id"],
+            "thread_metadata": {
+                "archived": False,
+                "auto_archive_duration": 1440,
+                "archive_timestamp": datetime.now(UTC).isoformat(),
+                "locked": False,
+            },
+            "message_count": 0,
+            "member_count": 1,
+            "rate_limit_per_user": 0,
+            "flags": 0,
+        }
+    )
+
+
+# The first path segment → its handler; anything else answers {}.
+ROUTES: dict[str, Callable[[FakeDiscordAPI, _Request], web.Response]] = {
+    "users": _users,
+    "oauth2": _oauth2,
+    "applications": _applications,
+    "interactions": _interactions,
+    "webhooks": _webhooks,
+    "channels": _channels,
+}

@@ -8,11 +8,12 @@ import asyncio
 import contextlib
 import itertools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
 
-from aiohttp import web
+from aiohttp import BodyPartReader, web
 
 from .block_kit import check_blocks, check_view
 from .loopback import serve
@@ -81,6 +82,7 @@ class FakeSlackAPI:
         if request.content_type.startswith("multipart/"):
             out = dict(query)
             async for part in await request.multipart():
+                assert isinstance(part, BodyPartReader)  # slack_sdk never nests multiparts
                 out[part.name or ""] = (await part.read()).decode("latin-1")[:200]
             return out
         return {**query, **dict(parse_qsl(await request.text()))}
@@ -131,68 +133,8 @@ class FakeSlackAPI:
         return None
 
     def _answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        if method == "auth.test":
-            return {"ok": True, "user_id": "UBOT", "bot_id": "BBOT", "team_id": "T1", "url": "https://x.slack.com/"}
-        if method == "chat.postMessage":
-            ts = f"1700000000.{next(self._ts):06d}"
-            self.messages[(str(params.get("channel")), ts)] = params
-            return {"ok": True, "channel": params.get("channel"), "ts": ts}
-        if method == "chat.update":
-            key = (str(params.get("channel")), str(params.get("ts")))
-            if key not in self.messages:
-                return {"ok": False, "error": "message_not_found"}
-            self.messages[key] = {**self.messages[key], **params}
-            return {"ok": True, "channel": params.get("channel"), "ts": params.get("ts")}
-        if method == "conversations.history":
-            key = (str(params.get("channel")), str(params.get("latest")))
-            found = self.messages.get(key)
-            return {"ok": True, "messages": [{"ts": key[1], **found}] if found else []}
-        if method == "conversations.open":
-            if not params.get("users"):
-                return {"ok": False, "error": "user_not_found"}
-            return {"ok": True, "channel": {"id": "D" + str(params["users"]).split(",")[0]}}
-        if method == "apps.connections.open":
-            return {"ok": True, "url": self.base.replace("http://", "ws://") + "/socket"}
-        if method == "views.publish":
-            self.homes[str(params.get("user_id"))] = params["view"]
-            return {"ok": True, "view": {"id": "VH1", **params["view"]}}
-        if method == "files.getUploadURLExternal":
-            fid = f"F{next(self._ts)}"
-            return {"ok": True, "upload_url": f"{self.base}/upload/{fid}", "file_id": fid}
-        if method == "files.completeUploadExternal":
-            raw = params.get("files", "[]")
-            files = json.loads(raw) if isinstance(raw, str) else raw
-            return {"ok": True, "files": [{"id": f.get("id"), "title": f.get("title")} for f in files or []]}
-        if method == "files.list":
-            return {
-                "ok": True,
-                "files": [
-                    {
-                        "id": f"F{i}",
-                        "name": n,
-                        "size": len(b),
-                        "created": 1700000000 + i,
-                        "url_private": f"{self.base}/files/{n}",
-                        **self.file_meta.get(n, {}),
-                    }
-                    for i, (n, b) in enumerate(self.shared_files.items())
-                ],
-            }
-        if method == "users.info":
-            uid = params.get("user", "")
-            name = self.names.get(uid, "")
-            return {
-                "ok": True,
-                "user": {
-                    "id": uid,
-                    "name": uid.lower(),
-                    "is_admin": uid in self.admins,
-                    "is_owner": False,
-                    "real_name": name,
-                    "profile": {"display_name": name, "real_name": name},
-                },
-            }
-        return {"ok": True}
+        answer = ANSWERS.get(method)
+        return answer(self, params) if answer is not None else {"ok": True}
 
     async def _socket(self, request: web.Request) -> web.WebSocketResponse:
         """Socket Mode: say hello, then relay envelopes the test sends and record the app's acks."""
@@ -244,3 +186,102 @@ class FakeSlackAPI:
     async def _respond(self, request: web.Request) -> web.Response:
         self.calls.append(Call("response_url", dict(await request.json())))
         return web.Response(text="ok")
+
+
+def _auth_test(api: FakeSlackAPI, params: dict[str, Any]) -> dict[str, Any]:
+    return {"ok": True, "user_id": "UBOT", "bot_id": "BBOT", "team_id": "T1", "url": "https://x.slack.com/"}
+
+
+def _post_message(api: FakeSlackAPI, params: dict[str, Any]) -> dict[str, Any]:
+    ts = f"1700000000.{next(api._ts):06d}"
+    api.messages[(str(params.get("channel")), ts)] = params
+    return {"ok": True, "channel": params.get("channel"), "ts": ts}
+
+
+def _update(api: FakeSlackAPI, params: dict[str, Any]) -> dict[str, Any]:
+    key = (str(params.get("channel")), str(params.get("ts")))
+    if key not in api.messages:
+        return {"ok": False, "error": "message_not_found"}
+    api.messages[key] = {**api.messages[key], **params}
+    return {"ok": True, "channel": params.get("channel"), "ts": params.get("ts")}
+
+
+def _history(api: FakeSlackAPI, params: dict[str, Any]) -> dict[str, Any]:
+    key = (str(params.get("channel")), str(params.get("latest")))
+    found = api.messages.get(key)
+    return {"ok": True, "messages": [{"ts": key[1], **found}] if found else []}
+
+
+def _open_conversation(api: FakeSlackAPI, params: dict[str, Any]) -> dict[str, Any]:
+    if not params.get("users"):
+        return {"ok": False, "error": "user_not_found"}
+    return {"ok": True, "channel": {"id": "D" + str(params["users"]).split(",")[0]}}
+
+
+def _open_socket(api: FakeSlackAPI, params: dict[str, Any]) -> dict[str, Any]:
+    return {"ok": True, "url": api.base.replace("http://", "ws://") + "/socket"}
+
+
+def _publish_home(api: FakeSlackAPI, params: dict[str, Any]) -> dict[str, Any]:
+    api.homes[str(params.get("user_id"))] = params["view"]
+    return {"ok": True, "view": {"id": "VH1", **params["view"]}}
+
+
+def _upload_url(api: FakeSlackAPI, params: dict[str, Any]) -> dict[str, Any]:
+    fid = f"F{next(api._ts)}"
+    return {"ok": True, "upload_url": f"{api.base}/upload/{fid}", "file_id": fid}
+
+
+def _complete_upload(api: FakeSlackAPI, params: dict[str, Any]) -> dict[str, Any]:
+    raw = params.get("files", "[]")
+    files = json.loads(raw) if isinstance(raw, str) else raw
+    return {"ok": True, "files": [{"id": f.get("id"), "title": f.get("title")} for f in files or []]}
+
+
+def _list_files(api: FakeSlackAPI, params: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "ok": True,
+        "files": [
+            {
+                "id": f"F{i}",
+                "name": n,
+                "size": len(b),
+                "created": 1700000000 + i,
+                "url_private": f"{api.base}/files/{n}",
+                **api.file_meta.get(n, {}),
+            }
+            for i, (n, b) in enumerate(api.shared_files.items())
+        ],
+    }
+
+
+def _user_info(api: FakeSlackAPI, params: dict[str, Any]) -> dict[str, Any]:
+    uid = params.get("user", "")
+    name = api.names.get(uid, "")
+    return {
+        "ok": True,
+        "user": {
+            "id": uid,
+            "name": uid.lower(),
+            "is_admin": uid in api.admins,
+            "is_owner": False,
+            "real_name": name,
+            "profile": {"display_name": name, "real_name": name},
+        },
+    }
+
+
+# Web API method → its answer once the call passed the checks; any other method answers {"ok": true}.
+ANSWERS: dict[str, Callable[[FakeSlackAPI, dict[str, Any]], dict[str, Any]]] = {
+    "auth.test": _auth_test,
+    "chat.postMessage": _post_message,
+    "chat.update": _update,
+    "conversations.history": _history,
+    "conversations.open": _open_conversation,
+    "apps.connections.open": _open_socket,
+    "views.publish": _publish_home,
+    "files.getUploadURLExternal": _upload_url,
+    "files.completeUploadExternal": _complete_upload,
+    "files.list": _list_files,
+    "users.info": _user_info,
+}

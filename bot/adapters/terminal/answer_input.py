@@ -7,6 +7,10 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TextIO
 
+from prompt_toolkit import PromptSession
+from prompt_toolkit.application import get_app
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
 
 def read_piped(stream: TextIO) -> str:
     """Lines until an empty line or end of input."""
@@ -23,14 +27,10 @@ def read_piped(stream: TextIO) -> str:
 def read_with_countdown(deadline: datetime | None, clock: Callable[[], datetime]) -> str:
     """Multi-line editing with the time left in a toolbar. Enter on an empty line (or Esc-Enter, or Ctrl-D)
     submits; when time runs out, whatever was typed is submitted. Ctrl-C raises KeyboardInterrupt."""
-    from prompt_toolkit import PromptSession
-    from prompt_toolkit.application import get_app
-    from prompt_toolkit.key_binding import KeyBindings
-
     bindings = KeyBindings()
 
     @bindings.add("enter")
-    def _enter(event):  # type: ignore[no-untyped-def]
+    def _enter(event: KeyPressEvent) -> None:
         buf = event.current_buffer
         hint = buf.text.strip().lower() == "h"  # a hint request: no second Enter needed
         if hint or (buf.document.current_line.strip() == "" and buf.text.strip()):
@@ -39,7 +39,7 @@ def read_with_countdown(deadline: datetime | None, clock: Callable[[], datetime]
             buf.insert_text("\n")
 
     @bindings.add("c-d")
-    def _eof(event):  # type: ignore[no-untyped-def]
+    def _eof(event: KeyPressEvent) -> None:
         event.app.exit(result=event.current_buffer.text)
 
     def toolbar() -> str:

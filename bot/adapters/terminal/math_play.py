@@ -10,6 +10,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TextIO
 
+from prompt_toolkit import PromptSession
+from prompt_toolkit.application import get_app
 from rich.console import Console
 
 from ...drills.ports import ChannelRef, MessageRef, UserRef
@@ -35,9 +37,6 @@ class MathOptions:
 
 def read_line_with_countdown(seconds: int) -> str:
     """One line with the time left in a toolbar; when time runs out whatever was typed is submitted."""
-    from prompt_toolkit import PromptSession
-    from prompt_toolkit.application import get_app
-
     deadline = time.monotonic() + seconds
 
     def toolbar() -> str:
