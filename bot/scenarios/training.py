@@ -53,6 +53,7 @@ class DataLoaderSpec:
     prefetch: int = 2
     h2d_us: float = 0.0
     batch_bytes: int = 0
+    work: str = "decode + augment"  # what a worker row shows it doing to one batch
 
 
 @dataclass(slots=True)
@@ -174,7 +175,7 @@ def _produce_until(sim: RankSim, state: _DataLoaderState, batch: int) -> float:
             start = max(state.worker_free[w], gate)
             end = start + dur
         shown = max(start, 0.0)
-        sim.workers[w].events.append(Event(f"decode + augment (batch {b})", shown, end - shown, Category.DATALOADER))
+        sim.workers[w].events.append(Event(f"{spec.work} (batch {b})", shown, end - shown, Category.DATALOADER))
         state.worker_free[w] = end
         state.ready[b] = end
         state.produced += 1

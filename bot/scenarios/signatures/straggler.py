@@ -6,8 +6,8 @@ import statistics
 
 import numpy as np
 
-from ..comm import comm_context, comm_share_plan, ddp_buckets, draw_comm_setup
-from ..common import by_difficulty, finish, gb, ms, setup_figures
+from ..comm import comm_context, comm_share_plan, draw_comm_setup
+from ..common import by_difficulty, ddp_buckets, finish, gb, ms, setup_figures
 from ..dp import run_dp
 from ..families import draw_family
 from ..figures import hta_view
