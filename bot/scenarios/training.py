@@ -201,9 +201,13 @@ def run_loop(sims: list[RankSim], hw: Hardware, spec: LoopSpec) -> list[list[tup
         sim.idle_host(spec.step_overhead_us)
         lead_end.append(sim.gpu_drained_at())
     previous_end = list(lead_end)
-    for sim, state in zip(sims, loaders, strict=True):
+    kernel_us = program_kernel_us(spec.program)
+    for sim, state, lead in zip(sims, loaders, lead_end, strict=True):
         if state is not None:
-            state.origin = sim.cpu + 0.2 * state.spec.decode_us / state.spec.workers
+            # The workers were running before the profile: batch 0 is due one steady-state gap (a batch period
+            # less the step's kernels) after the lead-in drains, so the first step starves like the others.
+            period = state.spec.decode_us / state.spec.workers
+            state.origin = lead + max(period - kernel_us, 0.0)
             _produce_until(sim, state, 0)
 
     jittery = int(sims[0].u(0, len(sims))) if spec.distractors and len(sims) > 1 else -1

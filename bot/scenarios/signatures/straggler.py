@@ -98,6 +98,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "clock_ratio": 1 / slow,
         "compute_ratio": healthy_compute / per_rank[culprit],
         "bar_gb": run_bytes / 1e9,
+        "others_compute_min_ms": min(others) / 1000,
+        "others_compute_max_ms": max(others) / 1000,
     }
     reveal = Reveal(
         headline=f"Straggler — rank {culprit} computes {per_rank[culprit] / healthy_compute:.2f}× slower; "
