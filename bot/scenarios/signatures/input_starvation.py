@@ -105,7 +105,7 @@ def _draw_job(rng: np.random.Generator, family: str, loader: Loader, gap: float)
         hw, model = pick(rng, family_gpus(family)), pick(rng, family_models(family))
         if pair_ok is not None and not pair_ok(hw, model):
             continue
-        for _ in range(40):
+        for _ in range(300):  # enough tries that every pair of the family finds its starved jobs
             job = _starved_job(rng, family, loader, gap, hw, model)
             if job is not None:
                 return job
