@@ -29,8 +29,6 @@ def comm_share_plan(
     return resized(setup, xfer * (1.0 - share) / share), busbw, xfer
 
 
-def comm_context(
-    rng: np.random.Generator, family: str, setup: TrainingSetup, step_us: float, difficulty: str = "medium"
-) -> Context:
+def comm_context(rng: np.random.Generator, family: str, setup: TrainingSetup, difficulty: str = "medium") -> Context:
     """The same framing for both twins: the family's context, which never mentions the collective."""
-    return setup_context(rng, family, setup, step_us, difficulty)
+    return setup_context(rng, family, setup, difficulty)

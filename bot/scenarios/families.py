@@ -6,13 +6,13 @@ family, never to a signature. Each signature module picks one of the families th
 family's workload must be able to produce that pathology), and the twins pick from the same families with the
 same weights, so not even the family separates them.
 
-Complaints quote only figures every hosted signature has (step time, throughput), computed from the trace.
+Complaints quote no figures: a step time or MFU depends on what is injected; the trace carries the numbers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
@@ -84,15 +84,6 @@ def draw_family(rng: np.random.Generator, signature: str) -> str:
     return hosts[int(rng.choice(len(hosts), p=weights / weights.sum()))][0]
 
 
-@dataclass(frozen=True, slots=True)
-class Told:
-    """What the complaint may quote: figures every signature of the family has."""
-
-    step_us: float
-    rate: float  # samples (tokens or images) per second per GPU
-    unit: str  # "tokens" | "images"
-
-
 # No figure in a complaint: the step time, throughput or latency of a drill depends on what is injected, and
 # a number that does would hint at the answer. The trace carries the numbers.
 _TRAINING_COMPLAINTS = (
@@ -116,12 +107,9 @@ _MODEL_LINE = {
 }
 
 
-def training_context(
-    rng: np.random.Generator, family: str, hw: Hardware, world: int, model: Model, told: Told
-) -> Context:
+def training_context(rng: np.random.Generator, family: str, hw: Hardware, world: int, model: Model) -> Context:
     """The context of a data-parallel training drill in `family` (LLM, vision or recsys)."""
-    del told  # the figures are in the trace; quoting them would hint
-    complaint = str(pick(rng, _TRAINING_COMPLAINTS))
+    complaint = training_complaint(rng)
     return Context(
         title=f"{world}×{hw.name} · {model.name} · {_TITLE_KIND[family]}",
         hardware=f"{world}×{hw.name} ({hw.link})",
@@ -196,15 +184,8 @@ def draw_family_training(
     )
 
 
-def told(setup: TrainingSetup, family: str, step_us: float) -> Told:
-    samples = setup.micro_batch if family == VISION else setup.tokens_per_gpu
-    return Told(step_us, samples / (step_us * 1e-6), "images" if family == VISION else "tokens")
-
-
-def setup_context(
-    rng: np.random.Generator, family: str, setup: TrainingSetup, step_us: float, difficulty: str = "medium"
-) -> Context:
-    context = training_context(rng, family, setup.hw, setup.world, setup.model, told(setup, family, step_us))
+def setup_context(rng: np.random.Generator, family: str, setup: TrainingSetup, difficulty: str = "medium") -> Context:
+    context = training_context(rng, family, setup.hw, setup.world, setup.model)
     if difficulty == "hard":  # a trap every hard drill shares: the averaged counter says nothing is wrong
         context = replace(context, details=(*context.details, NVIDIA_SMI_DETAIL))
     return context

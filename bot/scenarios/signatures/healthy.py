@@ -49,7 +49,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
-    context = setup_context(rng, family, setup, step, difficulty)
+    context = setup_context(rng, family, setup, difficulty)
     w0 = run.windows[0][1]
     overlap_text = (
         f"{b['collectives']:.0f} bucketed all-reduces per step run under backward: "

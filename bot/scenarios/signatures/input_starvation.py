@@ -190,7 +190,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
-    context = setup_context(rng, family, setup, step, difficulty)
+    context = setup_context(rng, family, setup, difficulty)
     figures |= {
         "unexplained_ms": (step - after) / 1000,
         "img_s_per_worker": per_worker,

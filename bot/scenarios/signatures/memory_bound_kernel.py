@@ -93,7 +93,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
-    context = setup_context(rng, workload, setup, step, difficulty)
+    context = setup_context(rng, workload, setup, difficulty)
     share = top[2]
     overlap_text = (
         f"The {b['collectives']:.0f} bucketed all-reduces per step hide under backward "

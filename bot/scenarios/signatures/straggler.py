@@ -92,7 +92,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
-    context = comm_context(rng, family, setup, step, difficulty)
+    context = comm_context(rng, family, setup, difficulty)
     others = [c for r, c in enumerate(per_rank) if r != culprit]
     figures |= {
         "clock_ratio": 1 / slow,
