@@ -34,8 +34,8 @@ PIPELINE = "pipeline_training"
 HOSTS: dict[str, tuple[tuple[str, float], ...]] = {
     "healthy": ((LLM, 1.0),),
     "memory_bound_kernel": ((LLM, 1.0),),
-    "straggler": ((LLM, 0.85), (VISION, 0.15)),
-    "unoverlapped_allreduce": ((LLM, 0.85), (VISION, 0.15)),
+    "straggler": ((LLM, 0.7), (VISION, 0.15), (RECSYS, 0.15)),
+    "unoverlapped_allreduce": ((LLM, 0.7), (VISION, 0.15), (RECSYS, 0.15)),
     "sync_stall": ((LLM, 0.7), (VISION, 0.15), (RECSYS, 0.15)),
     "alloc_stall": ((LLM, 0.7), (VISION, 0.15), (RECSYS, 0.15)),
     "input_starvation": ((LLM, 0.7), (VISION, 0.15), (RECSYS, 0.15)),
