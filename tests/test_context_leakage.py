@@ -17,8 +17,8 @@ def test_context_alone_cannot_pick_between_twins_and_rarely_names_the_signature(
     for pair in ("straggler/unoverlapped_allreduce", "sync_stall/alloc_stall", "healthy/memory_bound_kernel"):
         assert got[pair] <= 0.65, (pair, got)
     # The busy pair, the serving pair and the pipeline each fill one family's top weight (a floor of 0.30); the
-    # bench's larger splits measure ~0.35. This small split is noisier, hence the margin.
-    assert got["overall"] <= 0.42, got
+    # bench's larger splits measure 0.34-0.35 and this one 0.32; it is small and noisy, hence the margin.
+    assert got["overall"] <= 0.40, got
 
 
 def test_every_signature_shares_its_family() -> None:
