@@ -4,7 +4,7 @@ when every workload belonged to one signature."""
 
 from __future__ import annotations
 
-from bot.scenarios.families import HOSTS
+from bot.scenarios.families import HOSTS, LLM, PIPELINE, RECSYS, VISION
 from bot.scenarios.ids import TWINS
 from bot.scenarios.leakage import NaiveBayes, context_words, scores
 from bot.scenarios.registry import generate
@@ -16,9 +16,20 @@ def test_context_alone_cannot_pick_between_twins_and_rarely_names_the_signature(
     got = scores(TRAIN, TEST)
     for pair in ("straggler/unoverlapped_allreduce", "sync_stall/alloc_stall", "healthy/memory_bound_kernel"):
         assert got[pair] <= 0.65, (pair, got)
-    # Four families each hold at least one signature that no other family hosts (input starvation, serving,
-    # pipeline, the busy pair), which floors the overall score at 0.4; leaks beyond that stay small.
-    assert got["overall"] <= 0.6, got
+    # The busy pair, the serving pair and the pipeline each fill one family's top weight (a floor of 0.30); the
+    # bench's larger splits measure 0.34-0.35 and this one 0.32; it is small and noisy, hence the margin.
+    assert got["overall"] <= 0.40, got
+
+
+def test_every_signature_shares_its_family() -> None:
+    """No family hosts a single signature except the pipeline (whose variants are not built yet), and every
+    data-parallel family hosts at least three."""
+    hosted: dict[str, set[str]] = {}
+    for sig, hosts in HOSTS.items():
+        for family, _ in hosts:
+            hosted.setdefault(family, set()).add(sig)
+    assert {f for f, sigs in hosted.items() if len(sigs) == 1} <= {PIPELINE}, hosted
+    assert all(len(hosted[f]) >= 3 for f in (LLM, VISION, RECSYS)), hosted
 
 
 def test_twins_are_hosted_by_the_same_families() -> None:

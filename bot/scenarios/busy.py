@@ -6,9 +6,44 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import TrainingSetup, ddp_buckets, pick, resized, ring_allreduce_us
+from .common import Model, TrainingSetup, ddp_buckets, resized, ring_allreduce_us
 from .hardware import ACHIEVABLE_BUSBW_FRACTION
+from .model import Hardware
 from .training import Op, transformer_program
+
+# A skinny GEMM only dominates a busy timeline when each kernel outlasts the host's launch work; with less GPU
+# time per kernel the same job is launch-bound instead.
+KERNELS_PER_BLOCK = 30  # forward + backward kernels of one transformer block
+MIN_KERNEL_US = 12.0  # compiled step: the host needs ~4–7 µs per launch
+SKINNY_M = (128, 256, 512)  # tokens per call of a memory-bound micro-step (micro-batch 1, short sequences)
+EFFICIENCY = (0.45, 0.58)  # fraction of peak a compute-bound kernel delivers
+FIT_TOKENS = 4096  # the smallest healthy job of the family must fit too
+
+
+def intensity(m: int, n: int, k: int) -> float:
+    """FLOP per byte of a BF16 GEMM that reads A (m×k) and B (k×n) and writes C (m×n) once."""
+    return (2.0 * m * n * k) / (2.0 * (m * k + k * n + m * n))
+
+
+def skinny_shapes(hw: Hardware, model: Model) -> list[tuple[int, float]]:
+    """The token counts M at which `model` on `hw` makes a memory-bound but not launch-bound step, each with the
+    highest kernel efficiency that keeps its kernels long enough."""
+    out = []
+    for m in SKINNY_M:
+        if intensity(m, model.hidden, model.hidden) >= 0.85 * hw.ridge_flop_per_byte:
+            continue
+        floor_us = MIN_KERNEL_US * KERNELS_PER_BLOCK * model.blocks
+        eff_max = 6.0 * model.params_b * 1e9 * m / (hw.bf16_tflops * 1e12 * floor_us * 1e-6)
+        if eff_max >= EFFICIENCY[0]:
+            out.append((m, min(eff_max, EFFICIENCY[1])))
+    return out
+
+
+def busy_pair_ok(hw: Hardware, model: Model) -> bool:
+    """Can this GPU/model pair host both busy twins? Both twins (and their family) draw only such pairs, so the
+    hardware and model never tell them apart."""
+    fits = TrainingSetup(hw, 8, model, FIT_TOKENS, 1, 0.0, EFFICIENCY[0]).fits
+    return fits and bool(skinny_shapes(hw, model))
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,24 +76,3 @@ def busy_program(setup: TrainingSetup, rng: np.random.Generator, *, allow_resize
         bucket_xfer_us=total_us / buckets if buckets else 0.0,
     )
     return BusyPlan(setup, program, with_comm, busbw)
-
-
-def parallelism_text(setup: TrainingSetup, plan: BusyPlan) -> str:
-    if plan.with_comm:
-        return f"DDP over {setup.world} GPUs (trace: rank 0)"
-    return f"DDP over {setup.world} GPUs with gradient accumulation (trace: rank 0, one micro-step)"
-
-
-def busy_complaint(rng: np.random.Generator, mfu: float) -> str:
-    """One complaint pool for both busy-timeline scenarios, so the words never give the answer away."""
-    return str(
-        pick(
-            rng,
-            (
-                f"MFU is {100 * mfu:.0f}%; the team wants to know where the rest went before asking for more GPUs.",
-                "Before scaling this run up, the lead wants a read: is anything left to win here? "
-                f"MFU {100 * mfu:.0f}%.",
-                f"MFU {100 * mfu:.0f}%. A new hire says the profile proves the GPU is 'fully used'. Is it?",
-            ),
-        )
-    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import TrainingSetup, ddp_buckets, resized  # noqa: F401  (ddp_buckets re-exported)
+from .common import TrainingSetup, resized
 from .families import draw_family_training, setup_context
 from .hardware import ACHIEVABLE_BUSBW_FRACTION
 from .model import Context
@@ -12,12 +12,6 @@ from .model import Context
 
 def draw_comm_setup(rng: np.random.Generator, family: str) -> TrainingSetup:
     return draw_family_training(rng, family, (200.0, 500.0))
-
-
-def replace_blocks(setup: TrainingSetup, blocks: int) -> TrainingSetup:
-    from dataclasses import replace
-
-    return replace(setup, model=replace(setup.model, blocks=blocks))
 
 
 def comm_share_plan(
@@ -35,8 +29,6 @@ def comm_share_plan(
     return resized(setup, xfer * (1.0 - share) / share), busbw, xfer
 
 
-def comm_context(
-    rng: np.random.Generator, family: str, setup: TrainingSetup, step_us: float, difficulty: str = "medium"
-) -> Context:
+def comm_context(rng: np.random.Generator, family: str, setup: TrainingSetup, difficulty: str = "medium") -> Context:
     """The same framing for both twins: the family's context, which never mentions the collective."""
-    return setup_context(rng, family, setup, step_us, difficulty)
+    return setup_context(rng, family, setup, difficulty)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -123,23 +123,30 @@ def draw_training(
     compute_ms: tuple[float, float],
     models: tuple[Model, ...] = DENSE_MODELS,
     seqs: tuple[int, ...] = (2048, 4096, 8192),
+    pair_ok: Callable[[Hardware, Model], bool] | None = None,
 ) -> TrainingSetup:
     """A data-parallel job whose step computes for about `compute_ms`. `seqs` are the sequence lengths the
-    workload uses (one entry, 197, for a ViT at 224 px, where the micro-batch counts images)."""
+    workload uses (one entry, 197, for a ViT at 224 px, where the micro-batch counts images); `pair_ok` limits
+    the GPU/model pairs (drawn independently, then rejected, so the accepted pairs stay equally likely)."""
     for _ in range(500):  # redraw until the job fits in the GPU's memory
         hw = pick(rng, hws)
         model = pick(rng, models)
+        if pair_ok is not None and not pair_ok(hw, model):
+            continue
         world = int(pick(rng, worlds))
         eff = float(rng.uniform(0.45, 0.58))
         target_us = float(rng.uniform(*compute_ms)) * 1000.0
         tokens = target_us * 1e-6 * hw.bf16_tflops * 1e12 * eff / (6.0 * model.params_b * 1e9)
         fitting = [s for s in seqs if s <= tokens] or [min(seqs)]
         seq = int(pick(rng, fitting))
-        micro_batch = max(1, round(tokens / seq))
-        compute_us = 6.0 * model.params_b * 1e9 * micro_batch * seq / (hw.bf16_tflops * 1e12 * eff) * 1e6
-        setup = TrainingSetup(hw, world, model, seq, micro_batch, compute_us, eff)
-        if setup.fits:
-            return setup
+        per_sample_us = 6.0 * model.params_b * 1e9 * seq / (hw.bf16_tflops * 1e12 * eff) * 1e6
+        setup = TrainingSetup(hw, world, model, seq, 1, per_sample_us, eff)
+        # The biggest micro-batch up to the target that fits, as a team would pick it; a pair that cannot
+        # hold one sample is redrawn.
+        for micro_batch in range(max(1, round(tokens / seq)), 0, -1):
+            setup = replace(setup, micro_batch=micro_batch, compute_us=per_sample_us * micro_batch)
+            if setup.fits:
+                return setup
     raise RuntimeError("no drawn training job fits in memory")  # a table error, not bad luck
 
 

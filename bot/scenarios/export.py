@@ -12,7 +12,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .model import Category, Event, Rank, Scenario, TrackKind
+import orjson
+
+from .model import Category, Event, Rank, Scenario, Track, TrackKind
 
 CPU_PID_BASE = 4100
 MAIN_TID = 4100
@@ -30,101 +32,102 @@ def _r(x: float) -> float:
     return round(x, 3)
 
 
-def rank_trace(scenario: Scenario, rank: Rank) -> dict[str, Any]:
-    """One rank's trace as a Kineto-shaped dict."""
-    pid = CPU_PID_BASE + rank.rank
-    device = rank.rank % 8
-    events: list[dict[str, Any]] = [
-        {"name": "process_name", "ph": "M", "ts": 0, "pid": pid, "tid": 0, "args": {"name": f"python {pid}"}},
-        {"name": "process_name", "ph": "M", "ts": 0, "pid": device, "tid": 0, "args": {"name": f"GPU {device}"}},
-        {
-            "name": "thread_name",
-            "ph": "M",
-            "ts": 0,
-            "pid": pid,
-            "tid": MAIN_TID,
-            "args": {"name": "python (main thread)"},
-        },
-    ]
-    extra_corr = 9_000_000 + rank.rank * 100_000
-    worker_tid = MAIN_TID + 1
-    for track in rank.tracks:
+class _RankEvents:
+    """The trace events of one rank, track by track."""
+
+    def __init__(self, rank: Rank) -> None:
+        self.pid = CPU_PID_BASE + rank.rank
+        self.device = rank.rank % 8
+        self.extra_corr = 9_000_000 + rank.rank * 100_000  # API calls without a kernel still need a correlation
+        self.worker_tid = MAIN_TID + 1
+        self.events: list[dict[str, Any]] = [
+            _meta("process_name", self.pid, 0, f"python {self.pid}"),
+            _meta("process_name", self.device, 0, f"GPU {self.device}"),
+            _meta("thread_name", self.pid, MAIN_TID, "python (main thread)"),
+        ]
+
+    def add(self, track: Track) -> None:
         if track.kind is TrackKind.GPU_STREAM:
-            events.append(
-                {
-                    "name": "thread_name",
-                    "ph": "M",
-                    "ts": 0,
-                    "pid": device,
-                    "tid": track.stream,
-                    "args": {"name": f"stream {track.stream}"},
-                }
-            )
+            self.events.append(_meta("thread_name", self.device, track.stream or 0, f"stream {track.stream}"))
             for e in track.events:
-                events.extend(_gpu_event(e, device, int(track.stream or 0), pid))
+                self.events.extend(_gpu_event(e, self.device, int(track.stream or 0), self.pid))
         elif track.kind is TrackKind.COUNTER:
-            for t, v in zip(track.sample_times, track.sample_values, strict=True):
-                events.append(
-                    {"name": track.name, "ph": "C", "ts": _r(t), "pid": device, "args": {track.unit or "value": v}}
-                )
-        elif track.kind is TrackKind.CPU_THREAD and track.name.startswith("dataloader"):
-            events.append(
-                {"name": "thread_name", "ph": "M", "ts": 0, "pid": pid, "tid": worker_tid, "args": {"name": track.name}}
+            unit = track.unit or "value"
+            self.events.extend(
+                {"name": track.name, "ph": "C", "ts": _r(t), "pid": self.device, "args": {unit: v}}
+                for t, v in zip(track.sample_times, track.sample_values, strict=True)
             )
-            events.extend(_cpu(e, pid, worker_tid, "cpu_op") for e in track.events)
-            worker_tid += 1
+        elif track.kind is TrackKind.CPU_THREAD and track.name.startswith("dataloader"):
+            self.events.append(_meta("thread_name", self.pid, self.worker_tid, track.name))
+            self.events.extend(_cpu(e, self.pid, self.worker_tid, "cpu_op") for e in track.events)
+            self.worker_tid += 1
         elif track.kind is TrackKind.CUDA_API:
             for e in track.events:
-                corr = e.correlation
-                if not corr:
-                    extra_corr += 1
-                    corr = extra_corr
-                events.append(
-                    _cpu(
-                        e,
-                        pid,
-                        MAIN_TID,
-                        "cuda_runtime",
-                        {"cbid": _API_CBID.get(e.name, 0), "correlation": corr, "External id": corr},
-                    )
-                )
-                if e.correlation:
-                    events.append(
-                        {
-                            "ph": "s",
-                            "id": corr,
-                            "pid": pid,
-                            "tid": MAIN_TID,
-                            "ts": _r(e.start),
-                            "cat": "ac2g",
-                            "name": "ac2g",
-                        }
-                    )
+                self._api_call(e)
         elif track.kind is TrackKind.ANNOTATION:
             for e in track.events:
-                dur = e.dur if e.dur > 0 else 1.0
-                events.append(_cpu(Event(e.name, e.start, dur, e.category), pid, MAIN_TID, "user_annotation"))
+                ranged = Event(e.name, e.start, e.dur if e.dur > 0 else 1.0, e.category)
+                self.events.append(_cpu(ranged, self.pid, MAIN_TID, "user_annotation"))
         else:  # the main thread's own work
-            events.extend(_cpu(e, pid, MAIN_TID, "cpu_op") for e in track.events)
-    events.sort(key=lambda ev: (ev.get("ph") != "M", ev.get("ts", 0)))
+            self.events.extend(_cpu(e, self.pid, MAIN_TID, "cpu_op") for e in track.events)
+
+    def _api_call(self, e: Event) -> None:
+        corr = e.correlation
+        if not corr:
+            self.extra_corr += 1
+            corr = self.extra_corr
+        args = {"cbid": _API_CBID.get(e.name, 0), "correlation": corr, "External id": corr}
+        self.events.append(_cpu(e, self.pid, MAIN_TID, "cuda_runtime", args))
+        if e.correlation:  # the flow arrow's tail: HTA and Perfetto join launch and kernel by it
+            flow = {"ph": "s", "id": corr, "pid": self.pid, "tid": MAIN_TID, "ts": _r(e.start)}
+            self.events.append(flow | {"cat": "ac2g", "name": "ac2g"})
+
+
+def _meta(name: str, pid: int, tid: int, value: str) -> dict[str, Any]:
+    return {"name": name, "ph": "M", "ts": 0, "pid": pid, "tid": tid, "args": {"name": value}}
+
+
+def _trace_events(rank: Rank) -> list[dict[str, Any]]:
+    out = _RankEvents(rank)
+    for track in rank.tracks:
+        out.add(track)
+    out.events.sort(key=lambda ev: (ev.get("ph") != "M", ev.get("ts", 0)))
+    return out.events
+
+
+def _header(scenario: Scenario, rank: Rank) -> dict[str, Any]:
+    hw = scenario.hardware
+    device = rank.rank % 8
     return {
         "schemaVersion": 1,
         "deviceProperties": [
             {
                 "id": device,
-                "name": scenario.hardware.name,
-                "totalGlobalMem": scenario.hardware.memory_gb * 2**30,
-                "computeMajor": scenario.hardware.compute_capability[0],
-                "computeMinor": scenario.hardware.compute_capability[1],
-                "numSms": scenario.hardware.sms or 132,
+                "name": hw.name,
+                "totalGlobalMem": hw.memory_gb * 2**30,
+                "computeMajor": hw.compute_capability[0],
+                "computeMinor": hw.compute_capability[1],
+                "numSms": hw.sms or 132,
             }
         ],
         "distributedInfo": {"backend": "nccl", "rank": rank.rank, "world_size": scenario.trace.world_size},
         "traceName": f"rank-{rank.rank}.json",
         "displayTimeUnit": "ms",
         "baseTimeNanoseconds": 1_700_000_000_000_000_000,
-        "traceEvents": events,
     }
+
+
+def rank_trace(scenario: Scenario, rank: Rank) -> dict[str, Any]:
+    """One rank's trace as a Kineto-shaped dict."""
+    return _header(scenario, rank) | {"traceEvents": _trace_events(rank)}
+
+
+def rank_trace_bytes(scenario: Scenario, rank: Rank) -> bytes:
+    """`rank_trace` as JSON: the header by the json module (HTA's rank regex wants its `": "` separator), the
+    events — nearly all of the bytes — by orjson, several times faster."""
+    header = json.dumps(_header(scenario, rank))
+    events = orjson.dumps(_trace_events(rank), option=orjson.OPT_SERIALIZE_NUMPY)
+    return header[:-1].encode() + b', "traceEvents": ' + events + b"}"
 
 
 def _cpu(e: Event, pid: int, tid: int, cat: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -225,7 +228,7 @@ def export_scenario(scenario: Scenario, out_dir: Path) -> list[Path]:
     written = []
     for rank in scenario.trace.ranks:
         path = out_dir / f"rank-{rank.rank}.json"
-        path.write_text(json.dumps(rank_trace(scenario, rank)))
+        path.write_bytes(rank_trace_bytes(scenario, rank))
         written.append(path)
     summary = out_dir / "scenario.json"
     summary.write_text(json.dumps(scenario_summary(scenario), indent=2, ensure_ascii=False))

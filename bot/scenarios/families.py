@@ -6,33 +6,39 @@ family, never to a signature. Each signature module picks one of the families th
 family's workload must be able to produce that pathology), and the twins pick from the same families with the
 same weights, so not even the family separates them.
 
-Complaints quote only figures every hosted signature has (step time, throughput), computed from the trace.
+Complaints quote no figures: a step time or MFU depends on what is injected; the trace carries the numbers.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
+from .busy import busy_pair_ok
 from .common import Model, TrainingSetup, draw_training, pick
 from .hardware import A100, B200, H100, H200, L40S
 from .model import Context, Hardware
 
 LLM = "llm_training"
 VISION = "vision_training"
+RECSYS = "recsys_training"
 SERVING = "llm_serving"
 PIPELINE = "pipeline_training"
 
-# Families each signature can be drawn into, with weights. Twins share theirs exactly.
+# Families each signature can be drawn into, with weights. Twins share theirs exactly. A context-only guess is
+# right at best Σ over families of the heaviest weight there, over ten: the busy pair, the serving pair and the
+# pipeline each fill a family's top weight alone (3 of 10), so the data-parallel signatures live mostly beside
+# the busy pair in LLM pre-training and only lightly in vision and recsys, whose top weights add on top.
 HOSTS: dict[str, tuple[tuple[str, float], ...]] = {
     "healthy": ((LLM, 1.0),),
     "memory_bound_kernel": ((LLM, 1.0),),
-    "straggler": ((LLM, 0.5), (VISION, 0.5)),
-    "unoverlapped_allreduce": ((LLM, 0.5), (VISION, 0.5)),
-    "sync_stall": ((LLM, 0.5), (VISION, 0.5)),
-    "alloc_stall": ((LLM, 0.5), (VISION, 0.5)),
-    "input_starvation": ((VISION, 1.0),),
+    "straggler": ((LLM, 0.7), (VISION, 0.15), (RECSYS, 0.15)),
+    "unoverlapped_allreduce": ((LLM, 0.7), (VISION, 0.15), (RECSYS, 0.15)),
+    "sync_stall": ((LLM, 0.7), (VISION, 0.15), (RECSYS, 0.15)),
+    "alloc_stall": ((LLM, 0.7), (VISION, 0.15), (RECSYS, 0.15)),
+    "input_starvation": ((LLM, 0.7), (VISION, 0.15), (RECSYS, 0.15)),
     "launch_bound": ((SERVING, 1.0),),
     "prefill_blocks_decode": ((SERVING, 1.0),),
     "pipeline_bubbles": ((PIPELINE, 1.0),),
@@ -40,6 +46,7 @@ HOSTS: dict[str, tuple[tuple[str, float], ...]] = {
 
 LLM_GPUS: tuple[Hardware, ...] = (H100, H200, A100, B200)
 VISION_GPUS: tuple[Hardware, ...] = (A100, H100, H200, L40S)
+RECSYS_GPUS: tuple[Hardware, ...] = (A100, H100, H200, L40S)
 TRAINING_WORLDS: tuple[int, ...] = (4, 8)
 
 LLM_MODELS: tuple[Model, ...] = (
@@ -54,6 +61,14 @@ VISION_MODELS: tuple[Model, ...] = (
     Model("ViT-H/14", 0.632, 32, 1280),
 )
 VISION_TOKENS = 197
+# Sequential recommenders: a transformer over each user's event history (12·hidden²·blocks parameters; the ID
+# embeddings are looked up by the feature pipeline and not counted). A sample is one history of 256–1,024 events.
+RECSYS_MODELS: tuple[Model, ...] = (
+    Model("Transformer ranker 0.3B", 0.30, 24, 1024),
+    Model("Transformer ranker 0.7B", 0.68, 24, 1536),
+    Model("Transformer ranker 1.2B", 1.21, 24, 2048),
+)
+RECSYS_EVENTS: tuple[int, ...] = (256, 512, 1024)
 NVIDIA_SMI_DETAIL = "nvidia-smi shows 100% GPU-Util on every GPU."
 # Served models: (name, params B, layers, hidden, intermediate). One replica per GPU.
 SERVING_MODELS: tuple[tuple[str, float, int, int, int], ...] = (
@@ -61,24 +76,12 @@ SERVING_MODELS: tuple[tuple[str, float, int, int, int], ...] = (
     ("Llama-style 8B chat", 8.0, 32, 4096, 14336),
     ("Qwen-style 3B chat", 3.1, 36, 2048, 11008),
 )
-# The busy pair (healthy, memory_bound_kernel) draws from models big enough that a skinny GEMM can still keep
-# the GPU ahead of the host; both twins use this pool so the model name does not separate them.
-BUSY_MODELS: tuple[Model, ...] = LLM_MODELS
 
 
 def draw_family(rng: np.random.Generator, signature: str) -> str:
     hosts = HOSTS[signature]
     weights = np.array([w for _, w in hosts])
     return hosts[int(rng.choice(len(hosts), p=weights / weights.sum()))][0]
-
-
-@dataclass(frozen=True, slots=True)
-class Told:
-    """What the complaint may quote: figures every signature of the family has."""
-
-    step_us: float
-    rate: float  # samples (tokens or images) per second per GPU
-    unit: str  # "tokens" | "images"
 
 
 # No figure in a complaint: the step time, throughput or latency of a drill depends on what is injected, and
@@ -96,36 +99,44 @@ def training_complaint(rng: np.random.Generator) -> str:
     return str(pick(rng, _TRAINING_COMPLAINTS))
 
 
-def _rate(x: float) -> str:
-    return f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
+_TITLE_KIND = {LLM: "LLM pre-training", VISION: "image classification", RECSYS: "recommendation-model training"}
+_MODEL_LINE = {
+    LLM: "{}, BF16, AdamW",
+    VISION: "{}, BF16, 224-px JPEGs decoded and augmented by CPU DataLoader workers",
+    RECSYS: "{}, BF16, AdamW, per-event features built by CPU DataLoader workers",
+}
 
 
-def training_context(
-    rng: np.random.Generator, family: str, hw: Hardware, world: int, model: Model, told: Told
-) -> Context:
-    """The context of a data-parallel training drill in `family` (LLM or vision)."""
-    title_kind = "LLM pre-training" if family == LLM else "image classification"
-    model_line = (
-        f"{model.name}, BF16, AdamW"
-        if family == LLM
-        else f"{model.name}, BF16, 224-px JPEGs decoded and augmented by CPU DataLoader workers"
-    )
-    complaint = str(pick(rng, _TRAINING_COMPLAINTS))
+def training_context(rng: np.random.Generator, family: str, hw: Hardware, world: int, model: Model) -> Context:
+    """The context of a data-parallel training drill in `family` (LLM, vision or recsys)."""
+    complaint = training_complaint(rng)
     return Context(
-        title=f"{world}×{hw.name} · {model.name} · {title_kind}",
+        title=f"{world}×{hw.name} · {model.name} · {_TITLE_KIND[family]}",
         hardware=f"{world}×{hw.name} ({hw.link})",
-        model=model_line,
+        model=_MODEL_LINE[family].format(model.name),
         parallelism=f"DDP over {world} GPUs",
         complaint=complaint,
     )
 
 
 def family_gpus(family: str) -> tuple[Hardware, ...]:
-    return VISION_GPUS if family == VISION else LLM_GPUS
+    return {VISION: VISION_GPUS, RECSYS: RECSYS_GPUS}.get(family, LLM_GPUS)
 
 
 def family_models(family: str) -> tuple[Model, ...]:
-    return VISION_MODELS if family == VISION else LLM_MODELS
+    return {VISION: VISION_MODELS, RECSYS: RECSYS_MODELS}.get(family, LLM_MODELS)
+
+
+def family_seqs(family: str) -> tuple[int, ...]:
+    """Tokens per sample the family's jobs use: an image's patches, a user history's events, a sequence."""
+    return {VISION: (VISION_TOKENS,), RECSYS: RECSYS_EVENTS}.get(family, (2048, 4096, 8192))
+
+
+def family_pair_ok(family: str) -> Callable[[Hardware, Model], bool] | None:
+    """LLM pre-training draws only the GPU/model pairs that can host every signature of the family (a
+    memory-bound skinny GEMM needs a GPU whose ridge it stays below and kernels long enough to outrun the
+    host), so the hardware and model words are drawn alike whatever is injected."""
+    return busy_pair_ok if family == LLM else None
 
 
 _SERVING_COMPLAINTS = (
@@ -162,19 +173,19 @@ def draw_family_training(
     rng: np.random.Generator, family: str, compute_ms: tuple[float, float], models: tuple[Model, ...] | None = None
 ) -> TrainingSetup:
     """A data-parallel job of `family` whose step computes for about `compute_ms`."""
-    seqs = (VISION_TOKENS,) if family == VISION else (2048, 4096, 8192)
-    return draw_training(rng, family_gpus(family), TRAINING_WORLDS, compute_ms, models or family_models(family), seqs)
+    return draw_training(
+        rng,
+        family_gpus(family),
+        TRAINING_WORLDS,
+        compute_ms,
+        models or family_models(family),
+        family_seqs(family),
+        family_pair_ok(family),
+    )
 
 
-def told(setup: TrainingSetup, family: str, step_us: float) -> Told:
-    samples = setup.micro_batch if family == VISION else setup.tokens_per_gpu
-    return Told(step_us, samples / (step_us * 1e-6), "images" if family == VISION else "tokens")
-
-
-def setup_context(
-    rng: np.random.Generator, family: str, setup: TrainingSetup, step_us: float, difficulty: str = "medium"
-) -> Context:
-    context = training_context(rng, family, setup.hw, setup.world, setup.model, told(setup, family, step_us))
+def setup_context(rng: np.random.Generator, family: str, setup: TrainingSetup, difficulty: str = "medium") -> Context:
+    context = training_context(rng, family, setup.hw, setup.world, setup.model)
     if difficulty == "hard":  # a trap every hard drill shares: the averaged counter says nothing is wrong
         context = replace(context, details=(*context.details, NVIDIA_SMI_DETAIL))
     return context

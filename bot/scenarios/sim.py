@@ -60,7 +60,7 @@ class Uniform:
 
     def __call__(self, lo: float, hi: float) -> float:
         try:
-            x = self._next()
+            x: float = self._next()
         except StopIteration:  # the same draws, block by block, as one long stream
             self._next = iter(self.rng.random(self.block).tolist()).__next__
             x = self._next()

@@ -104,7 +104,7 @@ def run_stall(rng: np.random.Generator, difficulty: str, kind: str, family: str)
 
 
 def stall_context(rng: np.random.Generator, run: StallRun, family: str, difficulty: str = "medium") -> Context:
-    return setup_context(rng, family, run.setup, run.figures["step_ms"] * 1000, difficulty)
+    return setup_context(rng, family, run.setup, difficulty)
 
 
 def stall_annotations(run: StallRun, api_label: str, after_what: str) -> list[Annotation]:

@@ -53,6 +53,7 @@ class DataLoaderSpec:
     prefetch: int = 2
     h2d_us: float = 0.0
     batch_bytes: int = 0
+    work: str = "decode + augment"  # what a worker row shows it doing to one batch
 
 
 @dataclass(slots=True)
@@ -174,7 +175,7 @@ def _produce_until(sim: RankSim, state: _DataLoaderState, batch: int) -> float:
             start = max(state.worker_free[w], gate)
             end = start + dur
         shown = max(start, 0.0)
-        sim.workers[w].events.append(Event(f"decode + augment (batch {b})", shown, end - shown, Category.DATALOADER))
+        sim.workers[w].events.append(Event(f"{spec.work} (batch {b})", shown, end - shown, Category.DATALOADER))
         state.worker_free[w] = end
         state.ready[b] = end
         state.produced += 1
@@ -200,10 +201,7 @@ def run_loop(sims: list[RankSim], hw: Hardware, spec: LoopSpec) -> list[list[tup
         sim.idle_host(spec.step_overhead_us)
         lead_end.append(sim.gpu_drained_at())
     previous_end = list(lead_end)
-    for sim, state in zip(sims, loaders, strict=True):
-        if state is not None:
-            state.origin = sim.cpu + 0.2 * state.spec.decode_us / state.spec.workers
-            _produce_until(sim, state, 0)
+    _start_loaders(sims, loaders, lead_end, program_kernel_us(spec.program))
 
     jittery = int(sims[0].u(0, len(sims))) if spec.distractors and len(sims) > 1 else -1
     odd_step = 2 if spec.distractors else -1
@@ -242,6 +240,18 @@ def run_loop(sims: list[RankSim], hw: Hardware, spec: LoopSpec) -> list[list[tup
             windows[r].append((previous_end[r], end))
             previous_end[r] = end
     return windows
+
+
+def _start_loaders(
+    sims: list[RankSim], loaders: list[_DataLoaderState | None], lead_end: list[float], kernel_us: float
+) -> None:
+    """The workers were running before the profile: batch 0 is due one steady-state gap (a batch period less the
+    step's kernels) after the lead-in drains, so the first step starves like the others."""
+    for sim, state, lead in zip(sims, loaders, lead_end, strict=True):
+        if state is not None:
+            period = state.spec.decode_us / state.spec.workers
+            state.origin = lead + max(period - kernel_us, 0.0)
+            _produce_until(sim, state, 0)
 
 
 def _warmup_storm(sim: RankSim, program: list[Op]) -> None:

@@ -7,7 +7,7 @@ import numpy as np
 from ..busy import busy_program
 from ..common import finish, ms, pct, setup_figures
 from ..dp import run_dp
-from ..families import BUSY_MODELS, draw_family, draw_family_training, setup_context
+from ..families import draw_family, draw_family_training, setup_context
 from ..figures import hta_view, top_kernels
 from ..model import Annotation, Reveal, Scenario
 from ..sim import COMPUTE, NCCL
@@ -20,7 +20,7 @@ TWIN = "memory_bound_kernel"
 
 def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     family = draw_family(rng, ID)
-    setup = draw_family_training(rng, family, (250.0, 700.0), BUSY_MODELS)
+    setup = draw_family_training(rng, family, (250.0, 700.0))
     plan = busy_program(setup, rng, allow_resize=True)
     setup = plan.setup
     run = run_dp(setup, rng, plan.program, with_nccl=plan.with_comm, compiled=True, distractors=difficulty == "hard")
@@ -49,7 +49,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
-    context = setup_context(rng, family, setup, step, difficulty)
+    context = setup_context(rng, family, setup, difficulty)
     w0 = run.windows[0][1]
     overlap_text = (
         f"{b['collectives']:.0f} bucketed all-reduces per step run under backward: "

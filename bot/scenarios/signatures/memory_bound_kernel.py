@@ -6,12 +6,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..busy import busy_program
-from ..common import TrainingSetup, by_difficulty, finish, ms, pct, pick, setup_figures
+from ..busy import EFFICIENCY, busy_pair_ok, busy_program, intensity, skinny_shapes
+from ..common import Model, TrainingSetup, by_difficulty, finish, ms, pct, pick, setup_figures
 from ..dp import run_dp
-from ..families import BUSY_MODELS, TRAINING_WORLDS, draw_family, family_gpus, setup_context
+from ..families import TRAINING_WORLDS, draw_family, family_gpus, family_models, family_pair_ok, setup_context
 from ..figures import hta_view, top_kernels
-from ..model import Annotation, Reveal, Scenario
+from ..model import Annotation, Hardware, Reveal, Scenario
 from ..sim import COMPUTE
 from ..training import program_kernel_us
 
@@ -19,33 +19,28 @@ ID = "memory_bound_kernel"
 TITLE = "Memory-bound dominant kernel"
 SUMMARY = "The top kernel is bandwidth-bound: DRAM near peak, tensor pipe low, intensity below the ridge."
 TWIN = "healthy"
-KERNELS_PER_BLOCK = 30  # forward + backward kernels of one transformer block
-MIN_KERNEL_US = 12.0  # compiled step: the host needs ~4–7 µs per launch
 
 
-def intensity(m: int, n: int, k: int) -> float:
-    """FLOP per byte of a BF16 GEMM that reads A (m×k) and B (k×n) and writes C (m×n) once."""
-    return (2.0 * m * n * k) / (2.0 * (m * k + k * n + m * n))
+def _draw_pair(rng: np.random.Generator, family: str) -> tuple[Hardware, Model]:
+    """A GPU and model drawn as the family draws them for every signature (the healthy twin included)."""
+    pair_ok = family_pair_ok(family) or busy_pair_ok
+    for _ in range(500):
+        hw, model = pick(rng, family_gpus(family)), pick(rng, family_models(family))
+        if pair_ok(hw, model):
+            return hw, model
+    raise RuntimeError(f"no GPU/model pair of {family} can host a memory-bound step")  # a table error
 
 
 def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     workload = draw_family(rng, ID)
-    model = pick(rng, BUSY_MODELS)
-    for _ in range(200):
-        # Skinny GEMMs only dominate a busy timeline when each kernel outlasts the host's ~10–30 µs of launch
-        # work; with less GPU time per kernel the same job is launch-bound instead. Redraw until it is not.
-        hw = pick(rng, family_gpus(workload))
-        hidden = model.hidden
-        ridge = hw.ridge_flop_per_byte
-        choices = [m for m in (128, 256, 512) if intensity(m, hidden, hidden) < 0.85 * ridge]
-        if not choices:
-            continue
-        m = int(pick(rng, choices))
-        eff = float(rng.uniform(0.45, 0.58))
-        compute_us = 6.0 * model.params_b * 1e9 * m / (hw.bf16_tflops * 1e12 * eff) * 1e6
-        fits = TrainingSetup(hw, 8, model, m, 1, compute_us, eff).fits
-        if fits and compute_us / (KERNELS_PER_BLOCK * model.blocks) >= MIN_KERNEL_US:
-            break
+    hw, model = _draw_pair(rng, workload)
+    hidden = model.hidden
+    ridge = hw.ridge_flop_per_byte
+    # With M tokens per call every linear layer is the same skinny shape, below the ridge; the efficiency is
+    # capped so each kernel still outlasts its launch (skinny_shapes), else the step would be launch-bound.
+    m, eff_max = pick(rng, skinny_shapes(hw, model))
+    eff = float(rng.uniform(EFFICIENCY[0], eff_max))
+    compute_us = 6.0 * model.params_b * 1e9 * m / (hw.bf16_tflops * 1e12 * eff) * 1e6
     factor = 4 if intensity(4 * m, hidden, hidden) > ridge else 8
     setup = TrainingSetup(hw, int(pick(rng, TRAINING_WORLDS)), model, m, 1, compute_us, eff)
     plan = busy_program(setup, rng, allow_resize=False)
@@ -98,7 +93,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
-    context = setup_context(rng, workload, setup, step, difficulty)
+    context = setup_context(rng, workload, setup, difficulty)
     share = top[2]
     overlap_text = (
         f"The {b['collectives']:.0f} bucketed all-reduces per step hide under backward "

@@ -127,7 +127,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         hw,
         max(tp, 1),
         f"{model} ({precision} weights)",
-        f"{tp_text}, continuous batching",
+        tp_text,
         figures["itl_p50_ms"],
         float(np.percentile(values, 99)),
         ("One ProfilerStep = one scheduler iteration: one new token for every running stream.",),

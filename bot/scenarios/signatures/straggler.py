@@ -6,8 +6,8 @@ import statistics
 
 import numpy as np
 
-from ..comm import comm_context, comm_share_plan, ddp_buckets, draw_comm_setup
-from ..common import by_difficulty, finish, gb, ms, setup_figures
+from ..comm import comm_context, comm_share_plan, draw_comm_setup
+from ..common import by_difficulty, ddp_buckets, finish, gb, ms, setup_figures
 from ..dp import run_dp
 from ..families import draw_family
 from ..figures import hta_view
@@ -92,12 +92,14 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
-    context = comm_context(rng, family, setup, step, difficulty)
+    context = comm_context(rng, family, setup, difficulty)
     others = [c for r, c in enumerate(per_rank) if r != culprit]
     figures |= {
         "clock_ratio": 1 / slow,
         "compute_ratio": healthy_compute / per_rank[culprit],
         "bar_gb": run_bytes / 1e9,
+        "others_compute_min_ms": min(others) / 1000,
+        "others_compute_max_ms": max(others) / 1000,
     }
     reveal = Reveal(
         headline=f"Straggler — rank {culprit} computes {per_rank[culprit] / healthy_compute:.2f}× slower; "

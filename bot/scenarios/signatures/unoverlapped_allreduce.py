@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..comm import comm_context, comm_share_plan, ddp_buckets, draw_comm_setup
-from ..common import by_difficulty, finish, gb, ms, pct, setup_figures
+from ..comm import comm_context, comm_share_plan, draw_comm_setup
+from ..common import by_difficulty, ddp_buckets, finish, gb, ms, pct, setup_figures
 from ..dp import run_dp
 from ..families import draw_family
 from ..figures import hta_view
@@ -66,7 +66,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         "hta_idle_pct": hta["idle_pct"],
         "hta_overlap_pct": hta["overlap_pct"],
     }
-    context = comm_context(rng, family, setup, step, difficulty)
+    context = comm_context(rng, family, setup, difficulty)
     hidden_text = "none" if exposed >= 0.995 * comm else f"only {pct(1 - exposed / comm)}"
     moved = 2.0 * (setup.world - 1) / setup.world * setup.grad_bytes
     figures |= {
