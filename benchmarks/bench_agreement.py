@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 import time
 
-from bot.scenarios.agreement import agreement
+from bot.analyze.agreement import agreement
 from bot.scenarios.ids import DIFFICULTIES, SIGNATURE_IDS
 
 

@@ -139,8 +139,9 @@ async def test_drills_from_a_real_trace(database, tmp_path: Path) -> None:  # ty
     chat, clock = FakeChat(), Clock()
     e = engine_for(database, chat, clock)
     data = (REAL / "sampled_rank-0.json.gz").read_bytes()
-    trace_id, answer = await e.store_trace(channel(), "sampled_rank-0.json.gz", data)
-    assert (trace_id, answer) == await e.store_trace(channel(), "again.json.gz", data), "same bytes, same trace"
+    stored = await e.store_trace(channel(), "sampled_rank-0.json.gz", data)
+    assert stored == await e.store_trace(channel(), "again.json.gz", data), "same bytes, same trace"
+    trace_id, answer = stored.id, stored.signature
     expected = analyze_path(REAL / "sampled_rank-0.json.gz").signature
     assert answer == expected
     d = await e.start(channel(), trace_id=trace_id, duration_seconds=60)

@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from bot.scenarios.agreement import agreement
+from bot.analyze.agreement import agreement
 from bot.scenarios.ids import DIFFICULTIES, SIGNATURE_IDS
 
 SEEDS = range(610_000, 610_000 + int(os.environ.get("TRACEDRILL_AGREEMENT_SEEDS", "3")))

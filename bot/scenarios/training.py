@@ -213,13 +213,7 @@ def run_loop(sims: list[RankSim], hw: Hardware, spec: LoopSpec) -> list[list[tup
         for r, sim in enumerate(sims):
             state = loaders[r]
             if state is not None:
-                ready = _produce_until(sim, state, step)
-                wait = max(ready - sim.cpu, 0.0) + (sim.u(60.0, 180.0))
-                sim.cpu_op("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", wait, Category.DATALOADER)
-                state.consumed[step] = sim.cpu
-                if state.spec.h2d_us:
-                    copy = sim.memcpy(K.MEMCPY_H2D, jitter(sim.u, state.spec.h2d_us, 0.05), state.spec.batch_bytes)
-                    sim.wait_stream(COMPUTE_STREAM, copy.end)
+                _next_batch(sim, state, step)
             if spec.distractors and step == 0:
                 _warmup_storm(sim, head)
             slow = spec.slow_factor.get(r, 1.0) * (sim.u(0.96, 1.04) if r == jittery else 1.0)
@@ -231,15 +225,29 @@ def run_loop(sims: list[RankSim], hw: Hardware, spec: LoopSpec) -> list[list[tup
                 sim.wait_stream(COMPUTE_STREAM, ends[-1])
             _interpret(sim, tail, spec.slow_factor.get(r, 1.0), rng_jitter, pendings[r], phase_marks[r], spec.host_us)
             sim.idle_host(jitter(sim.u, spec.step_overhead_us, 0.2))
-            sim.annotate(f"ProfilerStep#{number}", step_cpu_start[r], sim.cpu, Category.STEP)
-            marks = phase_marks[r]
-            for (name, t0), (_, t1) in itertools.pairwise(marks):
-                if name:
-                    sim.annotate(name, t0, t1)
+            _annotate_step(sim, number, step_cpu_start[r], phase_marks[r])
             end = sim.gpu_drained_at()
             windows[r].append((previous_end[r], end))
             previous_end[r] = end
     return windows
+
+
+def _next_batch(sim: RankSim, state: _DataLoaderState, step: int) -> None:
+    """The main thread waits in `__next__` until the workers have this step's batch, then copies it over."""
+    ready = _produce_until(sim, state, step)
+    wait = max(ready - sim.cpu, 0.0) + (sim.u(60.0, 180.0))
+    sim.cpu_op("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", wait, Category.DATALOADER)
+    state.consumed[step] = sim.cpu
+    if state.spec.h2d_us:
+        copy = sim.memcpy(K.MEMCPY_H2D, jitter(sim.u, state.spec.h2d_us, 0.05), state.spec.batch_bytes)
+        sim.wait_stream(COMPUTE_STREAM, copy.end)
+
+
+def _annotate_step(sim: RankSim, number: int, cpu_start: float, marks: list[tuple[str, float]]) -> None:
+    sim.annotate(f"ProfilerStep#{number}", cpu_start, sim.cpu, Category.STEP)
+    for (name, t0), (_, t1) in itertools.pairwise(marks):
+        if name:
+            sim.annotate(name, t0, t1)
 
 
 def _start_loaders(

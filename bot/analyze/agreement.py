@@ -6,15 +6,14 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from .export import export_scenario
-from .ids import DIFFICULTIES, SIGNATURE_IDS
-from .registry import generate
+from ..scenarios.export import export_scenario
+from ..scenarios.ids import DIFFICULTIES, SIGNATURE_IDS
+from ..scenarios.registry import generate
+from .service import analyze_path
 
 
 def reader_names(signature: str, seed: int, difficulty: str) -> str:
     """The reader's top finding on the exported files of one drill."""
-    from ..analyze.service import analyze_path
-
     with tempfile.TemporaryDirectory() as tmp:
         export_scenario(generate(signature, seed, difficulty), Path(tmp))
         return analyze_path(Path(tmp)).signature
