@@ -40,27 +40,7 @@ def run_stall(rng: np.random.Generator, difficulty: str, kind: str, family: str)
     pause = by_difficulty(difficulty, (0.06, 0.1), (0.04, 0.06), (0.03, 0.05), rng) * setup.compute_us
     n_kernels = sum(1 for op in program if op.kind == "kernel")
     positions = sorted(int(x) for x in rng.choice(np.arange(5, n_kernels - 5), size=count, replace=False))
-    if kind == "sync":
-        stall_ops = [
-            [
-                Op(
-                    "sync",
-                    pick(rng, ("aten::item", "aten::item", "aten::_local_scalar_dense", "aten::nonzero")),
-                    api=pick(rng, ("cudaStreamSynchronize", "cudaStreamSynchronize", "cudaDeviceSynchronize")),
-                ),
-                Op(
-                    "cpu", pick(rng, ("log_metrics (python)", "print(loss)", "wandb.log", "if loss > best: ...")), pause
-                ),
-            ]
-            for _ in range(count)
-        ]
-    else:
-        stall_ops = []
-        for _ in range(count):
-            ops = [Op("malloc", "aten::empty_strided", pause, api="cudaMalloc")]
-            if rng.uniform() < 0.5:
-                ops.insert(0, Op("malloc", "torch.cuda.empty_cache", pause * 0.4, api="cudaFree"))
-            stall_ops.append(ops)
+    stall_ops = [_stall_ops(rng, kind, pause) for _ in range(count)]
     # Insert at kernel positions, from the back so earlier indices stay valid.
     kernel_index = [k for k, op in enumerate(program) if op.kind == "kernel"]
     for pos, ops in sorted(zip(positions, stall_ops, strict=True), key=lambda x: -x[0]):
@@ -101,6 +81,23 @@ def run_stall(rng: np.random.Generator, difficulty: str, kind: str, family: str)
         "hta_overlap_pct": hta["overlap_pct"],
     }
     return StallRun(setup, run, figures, calls, gaps)
+
+
+def _stall_ops(rng: np.random.Generator, kind: str, pause: float) -> list[Op]:
+    """One stall: a host sync and the Python that waited for it, or an allocator call (after a cache flush)."""
+    if kind == "sync":
+        return [
+            Op(
+                "sync",
+                pick(rng, ("aten::item", "aten::item", "aten::_local_scalar_dense", "aten::nonzero")),
+                api=pick(rng, ("cudaStreamSynchronize", "cudaStreamSynchronize", "cudaDeviceSynchronize")),
+            ),
+            Op("cpu", pick(rng, ("log_metrics (python)", "print(loss)", "wandb.log", "if loss > best: ...")), pause),
+        ]
+    ops = [Op("malloc", "aten::empty_strided", pause, api="cudaMalloc")]
+    if rng.uniform() < 0.5:
+        ops.insert(0, Op("malloc", "torch.cuda.empty_cache", pause * 0.4, api="cudaFree"))
+    return ops
 
 
 def stall_context(rng: np.random.Generator, run: StallRun, family: str, difficulty: str = "medium") -> Context:
