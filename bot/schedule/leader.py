@@ -144,7 +144,9 @@ class LeaderLock:
             if float(idle) < self.stale_seconds:
                 return None
             log.warning("leader backend %s silent for %.0f s: terminating it to take over", pid, float(idle))
-            done = bool(conn.execute(text("SELECT pg_terminate_backend(:p)"), {"p": pid}).scalar())
+            # With a timeout (PostgreSQL 14+) the call returns once the backend is gone and its lock free, so the
+            # next try takes it; without one it only sends the signal and the lock may outlive the reply.
+            done = bool(conn.execute(text("SELECT pg_terminate_backend(:p, 5000)"), {"p": pid}).scalar())
             conn.commit()
             return pid if done else None
 
