@@ -76,8 +76,21 @@ async def test_close_cancels_what_still_runs() -> None:
 
     runner.spawn(forever())
     await started.wait()
-    await runner.close()
+    await runner.close(grace_seconds=0.05)
     assert cancelled.is_set()
+
+
+async def test_close_lets_short_work_finish_first() -> None:
+    runner = Runner(drill_errors(), log)
+    stored = asyncio.Event()
+
+    async def store_an_answer() -> None:
+        await asyncio.sleep(0.05)
+        stored.set()
+
+    runner.spawn(store_an_answer())
+    await runner.close()
+    assert stored.is_set(), "an answer acked before shutdown is stored, not cancelled"
 
 
 async def test_a_background_failure_is_logged(caplog: pytest.LogCaptureFixture) -> None:

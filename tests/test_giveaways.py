@@ -13,6 +13,7 @@ import pytest
 from bot.drills.scenarios import text_timeline
 from bot.scenarios.export import export_scenario
 from bot.scenarios.ids import DIFFICULTIES
+from bot.scenarios.model import Category, TrackKind
 from bot.scenarios.registry import generate
 
 from .giveaways import trace_words_for
@@ -41,18 +42,27 @@ def labels_of_export(folder: Path) -> set[str]:
     return out
 
 
+def exported_text(folder: Path) -> str:
+    """Every rank file as lower-case text: a word found nowhere in it is in no event name, row name, NVTX range,
+    counter name or string argument (numbers cannot spell a word; names are written unescaped, as UTF-8)."""
+    return "\n".join(p.read_text(encoding="utf-8").lower() for p in sorted(folder.glob("rank-*.json")))
+
+
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
 def test_no_trace_label_or_timeline_names_the_answer(signature_id: str, difficulty: str, tmp_path: Path) -> None:
     for seed in SEEDS:
         s = generate(signature_id, seed, difficulty)
         folder = tmp_path / str(seed)
         export_scenario(s, folder)
-        labels = labels_of_export(folder)
-        labels |= {t.name for r in s.trace.ranks for t in r.tracks}
-        labels |= {e.name for r in s.trace.ranks for t in r.tracks for e in t.events}
+        exported = exported_text(folder)
+        labels = {t.name for r in s.trace.ranks for t in r.tracks} | {
+            e.name for r in s.trace.ranks for t in r.tracks for e in t.events
+        }
         text = "\n".join(sorted(labels)).lower()
         timeline = text_timeline(s).lower()
         for word in trace_words_for(signature_id):
+            at = exported.find(word)
+            assert at < 0, (seed, word, exported[max(0, at - 120) : at + 60])
             assert word not in text, (seed, word, [x for x in labels if word in x.lower()][:3])
             assert word not in timeline, (seed, word)
 
@@ -62,3 +72,13 @@ def test_the_check_sees_a_planted_label(tmp_path: Path) -> None:
     s.trace.ranks[0].tracks[0].events[0].name = "model.forward (eager dispatch, per-op Python)"
     export_scenario(s, tmp_path)
     assert any("eager dispatch" in x for x in labels_of_export(tmp_path))
+    assert "eager dispatch" in exported_text(tmp_path)
+
+
+def test_the_check_sees_a_planted_argument(tmp_path: Path) -> None:
+    s = generate("prefill_blocks_decode", 0)
+    kernels = (e for r in s.trace.ranks for t in r.tracks if t.kind is TrackKind.GPU_STREAM for e in t.events)
+    event = next(e for e in kernels if e.category is not Category.MEMCPY)
+    event.args = {**(event.args or {}), "note": "Prefill Blocks Decode"}  # exported as a kernel argument
+    export_scenario(s, tmp_path)
+    assert "prefill blocks decode" in exported_text(tmp_path)

@@ -14,7 +14,8 @@ from bot.scenarios.hardware import ALL_GPUS, MAX_MFU
 from bot.scenarios.ids import DIFFICULTIES, TWINS
 from bot.scenarios.kernels import nccl_allreduce
 from bot.scenarios.model import Category, Scenario
-from bot.scenarios.registry import generate
+
+from .memo import scenario
 
 DP_TRAINING = (
     "healthy",
@@ -69,7 +70,7 @@ def check_rates(s: Scenario) -> None:
 def test_no_rate_above_peak_and_the_job_fits(signature: str) -> None:
     for seed in seeds_for(signature):
         for difficulty in DIFFICULTIES:
-            check_rates(generate(signature, seed, difficulty))
+            check_rates(scenario(signature, seed, difficulty))
 
 
 @pytest.mark.parametrize("signature", TRAINING)
@@ -77,7 +78,7 @@ def test_a_training_step_has_hundreds_of_kernels(signature: str) -> None:
     counts = []
     for seed in seeds_for(signature):
         for difficulty in DIFFICULTIES:
-            s = generate(signature, seed, difficulty)
+            s = scenario(signature, seed, difficulty)
             n = kernels_per_step(s)
             counts.append(n)
             if s.figures.get("params_b", 10.0) >= 1.0:
@@ -92,7 +93,7 @@ def test_twins_launch_the_same_kernels() -> None:
         names: dict[str, dict[str, set[str]]] = {a: defaultdict(set), b: defaultdict(set)}
         for sig in (a, b):
             for seed in range(400, 404):
-                s = generate(sig, seed, "medium")
+                s = scenario(sig, seed, "medium")
                 names[sig][s.hardware.arch] |= {
                     e.name for e in s.trace.ranks[0].kernels() if e.category is Category.COMPUTE
                 }

@@ -27,10 +27,10 @@ from bot.render.text import FULL, NAMES, render_text
 from bot.render.theme import theme
 from bot.render.timeline import LEGEND_NAMES, LIGHT_COMPUTE, legend_label
 from bot.scenarios.model import Category, Event, TrackKind
-from bot.scenarios.registry import generate
 
 from .colour_distance import VISIONS, delta_e
 from .giveaways import words_for
+from .memo import scenario
 
 NUMBER = re.compile(r"\d[\d,]*\.?\d*")
 
@@ -39,7 +39,7 @@ NUMBER = re.compile(r"\d[\d,]*\.?\d*")
 @pytest.mark.parametrize("reveal", [False, True])
 def test_every_signature_renders_a_phone_sized_png(signature_id: str, theme: str, reveal: bool) -> None:
     for seed in (3, 17):
-        data = render_png(generate(signature_id, seed), theme_name=theme, reveal=reveal)
+        data = render_png(scenario(signature_id, seed), theme_name=theme, reveal=reveal)
         assert data[:8] == b"\x89PNG\r\n\x1a\n"
         assert len(data) < 1_000_000
         with Image.open(io.BytesIO(data)) as img:
@@ -48,13 +48,13 @@ def test_every_signature_renders_a_phone_sized_png(signature_id: str, theme: str
 
 def test_drill_header_never_names_the_answer(signature_id: str) -> None:
     for seed in range(5):
-        text = " ".join(header_lines(generate(signature_id, seed))).lower()
+        text = " ".join(header_lines(scenario(signature_id, seed))).lower()
         for word in words_for(signature_id):
             assert word not in text, word
 
 
 def test_rows_are_grouped_like_nsight(signature_id: str) -> None:
-    s = generate(signature_id, 5)
+    s = scenario(signature_id, 5)
     rows = layout(s).rows
     labels = [r.label for r in rows]
     groups = [r.group for r in rows]
@@ -78,7 +78,7 @@ def test_rows_are_grouped_like_nsight(signature_id: str) -> None:
 
 
 def test_launch_bound_has_a_zoomed_inset() -> None:
-    s = generate("launch_bound", 2)
+    s = scenario("launch_bound", 2)
     assert s.zoom is not None
     assert 2000 <= s.zoom[1] - s.zoom[0] <= 4000
 
@@ -89,7 +89,7 @@ def _numbers(text: str) -> list[float]:
 
 def test_reveal_annotations_carry_this_scenarios_figures(signature_id: str) -> None:
     for seed in (1, 8):
-        s = generate(signature_id, seed)
+        s = scenario(signature_id, seed)
         assert s.annotations
         figures = list(s.figures.values())
         for a in s.annotations:
@@ -102,7 +102,7 @@ def test_reveal_annotations_carry_this_scenarios_figures(signature_id: str) -> N
 
 
 def test_text_timeline_fits_the_width(signature_id: str) -> None:
-    s = generate(signature_id, 4)
+    s = scenario(signature_id, 4)
     for width in (60, 100, 140):
         text = render_text(s, width)
         assert all(len(line) <= width for line in text.splitlines())
@@ -113,7 +113,7 @@ def test_text_timeline_fits_the_width(signature_id: str) -> None:
 
 def test_cache_draws_each_picture_once() -> None:
     cache = RenderCache()
-    s = generate("straggler", 4)
+    s = scenario("straggler", 4)
     calls = []
 
     def draw(scenario, theme, reveal):  # type: ignore[no-untyped-def]
@@ -136,7 +136,7 @@ def test_cache_draws_each_picture_once() -> None:
 def test_concurrent_renders_are_byte_identical_to_serial_ones() -> None:
     """Text state belongs to one picture and one thread: pictures drawn at once on several threads, sharing one
     renderer, come out exactly as when drawn one by one."""
-    scenarios = [generate(sig, 5) for sig in ("sync_stall", "launch_bound", "straggler")]
+    scenarios = [scenario(sig, 5) for sig in ("sync_stall", "launch_bound", "straggler")]
     jobs = [(s, th, reveal) for s in scenarios for th in ("light", "dark") for reveal in (False, True)]
     serial = [render_png(s, theme_name=th, reveal=reveal) for s, th, reveal in jobs]
     renderer = Renderer()
@@ -157,7 +157,7 @@ def test_concurrent_renders_are_byte_identical_to_serial_ones() -> None:
 
 
 def test_cache_on_disk_survives_a_new_process(tmp_path: Path) -> None:
-    s = generate("healthy", 4)
+    s = scenario("healthy", 4)
     first = RenderCache(directory=tmp_path)
     data = first.png(s)
     second = RenderCache(directory=tmp_path)
@@ -187,7 +187,7 @@ def test_cli_render_png_and_text(tmp_path: Path) -> None:
 
 def test_each_rank_once_and_no_empty_rows(signature_id: str) -> None:
     for seed in (2, 5, 11):
-        lay = layout(generate(signature_id, seed))
+        lay = layout(scenario(signature_id, seed))
         lo, hi = lay.window
         for row in lay.rows:
             if row.kind is TrackKind.COUNTER:
@@ -200,11 +200,11 @@ def test_each_rank_once_and_no_empty_rows(signature_id: str) -> None:
 
 
 def test_stream_rows_are_named_by_what_runs_on_them() -> None:
-    s = generate("input_starvation", 3)
+    s = scenario("input_starvation", 3)
     labels = {r.track: r.label for r in layout(s).rows if r.kind is TrackKind.GPU_STREAM}
     assert "memcpy" in labels["Stream 14 (memcpy)"]
     for sig in ("straggler", "pipeline_bubbles"):
-        for row in layout(generate(sig, 3)).rows:
+        for row in layout(scenario(sig, 3)).rows:
             if row.kind is TrackKind.GPU_STREAM:
                 lane = row.label.split(" · ")[1]
                 cats = {e.category.value for e in row.events}
@@ -213,7 +213,7 @@ def test_stream_rows_are_named_by_what_runs_on_them() -> None:
 
 def test_step_marks_name_the_profiler_step_whose_kernels_run() -> None:
     for sig in ("straggler", "sync_stall", "healthy"):
-        s = generate(sig, 3)
+        s = scenario(sig, 3)
         lay = layout(s)
         names = {e.name for t in s.trace.ranks[0].tracks for e in t.events if e.name.startswith("ProfilerStep#")}
         assert lay.step_marks
@@ -222,7 +222,7 @@ def test_step_marks_name_the_profiler_step_whose_kernels_run() -> None:
 
 
 def test_interconnect_row_is_near_zero_while_a_collective_waits() -> None:
-    s = generate("straggler", 3)
+    s = scenario("straggler", 3)
     lay = layout(s)
     link = next(r for r in lay.rows if r.unit == "GB/s")
     assert link.label.startswith("NVLink")
@@ -244,7 +244,7 @@ def test_interconnect_row_is_near_zero_while_a_collective_waits() -> None:
 
 
 def test_text_timeline_has_a_top_kernels_table_and_an_honest_key(signature_id: str) -> None:
-    s = generate(signature_id, 6)
+    s = scenario(signature_id, 6)
     text = render_text(s, 120)
     body, table = text.split("Top kernels", 1)
     rows = [line for line in table.splitlines()[2:] if line.strip()]
@@ -269,7 +269,7 @@ def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float,
 @pytest.mark.parametrize("reveal", [False, True])
 def test_png_layout_has_no_overlapping_labels_or_callouts(signature_id: str, reveal: bool) -> None:
     for seed in (3, 17):
-        pic = draw(generate(signature_id, seed), theme_name="dark" if seed == 17 else "light", reveal=reveal)
+        pic = draw(scenario(signature_id, seed), theme_name="dark" if seed == 17 else "light", reveal=reveal)
         W, H = pic.fig.bbox.width, pic.fig.bbox.height
         texts = pic.texts
         assert len(texts) > 20
@@ -294,7 +294,7 @@ def test_png_layout_has_no_overlapping_labels_or_callouts(signature_id: str, rev
 
 
 def test_key_names_only_what_is_drawn(signature_id: str) -> None:
-    s = generate(signature_id, 3)
+    s = scenario(signature_id, 3)
     lay = layout(s)
     expected = {legend_label(e.category, e.kind) for r in lay.rows for e in r.events}
     pic = draw(s)

@@ -7,8 +7,8 @@ import pytest
 
 from bot.scenarios.ids import DIFFICULTIES
 from bot.scenarios.model import Context, Reveal
-from bot.scenarios.registry import generate
 
+from .memo import scenario
 from .reveal_numbers import numbers, unexplained
 
 SEEDS = (1, 29, 4242, 77_777)
@@ -17,13 +17,13 @@ SEEDS = (1, 29, 4242, 77_777)
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
 def test_every_reveal_number_is_a_figure(signature_id: str, difficulty: str) -> None:
     for seed in SEEDS:
-        s = generate(signature_id, seed, difficulty)
+        s = scenario(signature_id, seed, difficulty)
         assert len(numbers(s.reveal.as_text())) >= 10, "a reveal quotes its measurements"
         assert unexplained(s) == [], (seed, unexplained(s))
 
 
 def test_a_typed_in_number_is_caught() -> None:
-    s = generate("healthy", 1)
+    s = scenario("healthy", 1)
     typed = Reveal(*[getattr(s.reveal, f) for f in Reveal.__slots__[:-1]], tell="idle a third (33.3%) of it")
     s.reveal = typed
     assert "33.3" in unexplained(s)

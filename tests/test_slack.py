@@ -69,7 +69,7 @@ class Harness:
         self.session = aiohttp.ClientSession()
 
     async def stop(self) -> None:
-        await self.runtime.chat.close()
+        await self.runtime.close()  # work still running after its ack ends before the database goes away
         if self.session:
             await self.session.close()
         if self._runner:

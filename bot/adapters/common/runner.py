@@ -108,9 +108,12 @@ class Runner:
         except Exception as exc:
             self.log.warning("%s failed: %s", what, type(exc).__name__, exc_info=exc)
 
-    async def close(self) -> None:
-        """Cancel what is still running and wait for it to stop."""
+    async def close(self, grace_seconds: float = 5.0) -> None:
+        """Let the work still running after its ack finish (an answer being stored, a reply being sent) for up to
+        `grace_seconds`, then cancel what is left and wait for it to stop."""
         tasks = list(self._tasks)
+        if tasks:
+            await asyncio.wait(tasks, timeout=grace_seconds)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
