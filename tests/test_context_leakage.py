@@ -9,7 +9,7 @@ from bot.scenarios.ids import TWINS
 from bot.scenarios.leakage import NaiveBayes, context_words, scores
 from bot.scenarios.registry import generate
 
-TRAIN, TEST = range(0, 16), range(5000, 5008)  # the full measure: benchmarks/bench_scenarios.py
+TRAIN, TEST = range(0, 12), range(5000, 5006)  # 540 drills; the full measure: benchmarks/bench_scenarios.py
 
 
 def test_context_alone_cannot_pick_between_twins_and_rarely_names_the_signature() -> None:
@@ -17,7 +17,7 @@ def test_context_alone_cannot_pick_between_twins_and_rarely_names_the_signature(
     for pair in ("straggler/unoverlapped_allreduce", "sync_stall/alloc_stall", "healthy/memory_bound_kernel"):
         assert got[pair] <= 0.65, (pair, got)
     # The busy pair, the serving pair and the pipeline each fill one family's top weight (a floor of 0.30); the
-    # bench's larger splits measure 0.34-0.35 and this one 0.32; it is small and noisy, hence the margin.
+    # bench's larger splits measure 0.34-0.35 and this one 0.31; it is small and noisy, hence the margin.
     assert got["overall"] <= 0.40, got
 
 
