@@ -13,7 +13,6 @@ from ..render.accuracy_chart import accuracy_chart_png
 from ..scenarios.ids import SIGNATURE_IDS
 from ..store import boards
 from ..store.boards import History, PastAttempt
-from ..store.channel_settings import ChannelSettingsRow
 from ..store.drills import DrillKey
 from .channel_config import ChannelSettings
 from .engine import Drills
@@ -95,7 +94,7 @@ class HomeService:
         if found is None:
             return Home(None)
         answers = [await self._past(a) for a in found.attempts]
-        settings = _settings(found.channel) if found.channel is not None else None
+        settings = ChannelSettings.of(found.channel) if found.channel is not None else None
         return Home(found.stats, answers, settings, found.channel_name, weekly(found))
 
     async def _past(self, a: PastAttempt) -> PastAnswer:
@@ -113,20 +112,6 @@ class HomeService:
     async def chart(self, home: Home, name: str = "") -> bytes:
         title = f"{name}: accuracy by signature" if name else ""
         return await off_loop(accuracy_chart_png, home.series, title)
-
-
-def _settings(row: ChannelSettingsRow) -> ChannelSettings:
-    return ChannelSettings(
-        row.answer_mode,
-        row.answer_seconds,
-        row.difficulty,
-        row.signature_mix,
-        row.weekdays,
-        row.schedule_hour,
-        row.schedule_minute,
-        row.timezone,
-        row.enabled,
-    )
 
 
 def chart_start(today: date) -> date:

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import TrainingSetup
+from .common import TrainingSetup, finish
 from .figures import mean_breakdown
-from .model import Rank
+from .model import Annotation, Context, Hardware, Rank, Reveal, Scenario
 from .sim import RankSim
 from .training import DataLoaderSpec, LoopSpec, Op, run_loop
 
@@ -69,3 +69,31 @@ def run_dp(
     # Steady state: the first window opens on the lead-in, which a reader cannot see the start of.
     breakdown = [mean_breakdown(r, w[1:]) for r, w in zip(ranks, windows, strict=True)]
     return DPRun(ranks, windows, breakdown, spec.first_step_number)
+
+
+def finish_training(
+    signature: str,
+    seed: int,
+    difficulty: str,
+    hw: Hardware,
+    context: Context,
+    run: DPRun,
+    figures: dict[str, float],
+    reveal: Reveal,
+    annotations: list[Annotation],
+) -> Scenario:
+    """A data-parallel training drill: rank 0's windows are the steps a reader counts."""
+    return finish(
+        signature,
+        seed,
+        difficulty,
+        hw,
+        context,
+        run.ranks,
+        "training",
+        run.windows[0],
+        figures,
+        reveal,
+        annotations,
+        run.first_step_number,
+    )

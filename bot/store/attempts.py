@@ -13,7 +13,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from . import repo
-from .channels import UserAddress
+from .addresses import UserAddress
 from .db import Database, begin_write
 from .hints import hints_cost
 from .models import Attempt, DeliveryKey, Drill, User, Workspace

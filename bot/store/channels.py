@@ -4,39 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
 
 from sqlalchemy import select, update
 
 from . import repo
+from .addresses import ChannelAddress
 from .db import Database
 from .models import Channel, StudyGroup, Workspace
-
-
-class ChannelAddress(Protocol):
-    """A channel as the platforms name it (the core's ChannelRef satisfies this)."""
-
-    @property
-    def platform(self) -> str: ...
-    @property
-    def workspace(self) -> str: ...
-    @property
-    def channel(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-
-
-class UserAddress(Protocol):
-    """A person as the platforms name them (the core's UserRef satisfies this)."""
-
-    @property
-    def platform(self) -> str: ...
-    @property
-    def workspace(self) -> str: ...
-    @property
-    def user(self) -> str: ...
-    @property
-    def name(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from . import repo
-from .channels import ChannelAddress, ChannelRow, row_of
+from .addresses import ChannelAddress
+from .channels import ChannelRow, row_of
 from .db import Database
 from .models import Attempt, Channel, Drill, TraceUpload, User, Workspace
 

@@ -9,7 +9,7 @@ from datetime import datetime
 from sqlalchemy import select
 
 from . import repo
-from .channels import ChannelAddress
+from .addresses import ChannelAddress
 from .db import Database
 from .models import TraceUpload
 

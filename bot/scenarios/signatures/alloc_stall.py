@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..common import finish, ms, plural
+from ..common import ms, plural
+from ..dp import finish_training
 from ..families import draw_family
 from ..model import Reveal, Scenario
 from ..stalls import run_stall, stall_annotations, stall_context
@@ -78,17 +79,4 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     annotations = stall_annotations(
         stall, f"{stall.stall_calls[0].name} in steady state ×{len(stall.stall_calls)}/step", "allocation"
     )
-    return finish(
-        ID,
-        seed,
-        difficulty,
-        setup.hw,
-        context,
-        run.ranks,
-        "training",
-        run.windows[0],
-        f,
-        reveal,
-        annotations,
-        run.first_step_number,
-    )
+    return finish_training(ID, seed, difficulty, setup.hw, context, run, f, reveal, annotations)

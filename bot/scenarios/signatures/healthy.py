@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..busy import busy_program
-from ..common import finish, ms, pct, setup_figures
-from ..dp import run_dp
+from ..common import ms, pct, setup_figures
+from ..dp import finish_training, run_dp
 from ..families import draw_family, draw_family_training, setup_context
 from ..figures import hta_view, top_kernels
 from ..model import Annotation, Reveal, Scenario
@@ -115,17 +115,4 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     annotations = [Annotation(0, COMPUTE, w0[0], w0[1], f"{pct(busy)} busy, {ms(b['idle_us'])} idle per step")]
     if plan.with_comm:
         annotations.append(Annotation(0, NCCL, w0[0], w0[1], f"comm {pct(hidden)} hidden under backward"))
-    return finish(
-        ID,
-        seed,
-        difficulty,
-        setup.hw,
-        context,
-        run.ranks,
-        "training",
-        run.windows[0],
-        figures,
-        reveal,
-        annotations,
-        run.first_step_number,
-    )
+    return finish_training(ID, seed, difficulty, setup.hw, context, run, figures, reveal, annotations)

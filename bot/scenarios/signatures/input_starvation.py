@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..common import Model, TrainingSetup, finish, ms, pct, pick, plural, setup_figures, us_
-from ..dp import DPRun, run_dp
+from ..common import Model, TrainingSetup, ms, pct, pick, plural, setup_figures, us_
+from ..dp import DPRun, finish_training, run_dp
 from ..families import (
     LLM,
     RECSYS,
@@ -262,20 +262,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         else Annotation(0, COMPUTE, w[0], w[1], "busy"),
         Annotation(0, MAIN_THREAD, wait0.start, wait0.end, f"waiting in DataLoader.__next__ ~{ms(wait_mean)} a step"),
     ]
-    return finish(
-        ID,
-        seed,
-        difficulty,
-        hw,
-        context,
-        run.ranks,
-        "training",
-        run.windows[0],
-        figures,
-        reveal,
-        annotations,
-        run.first_step_number,
-    )
+    return finish_training(ID, seed, difficulty, hw, context, run, figures, reveal, annotations)
 
 
 def _rate(x: float) -> str:

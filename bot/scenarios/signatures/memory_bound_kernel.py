@@ -7,8 +7,8 @@ from dataclasses import replace
 import numpy as np
 
 from ..busy import EFFICIENCY, busy_pair_ok, busy_program, intensity, skinny_shapes
-from ..common import Model, TrainingSetup, by_difficulty, finish, ms, pct, pick, setup_figures
-from ..dp import run_dp
+from ..common import Model, TrainingSetup, by_difficulty, ms, pct, pick, setup_figures
+from ..dp import finish_training, run_dp
 from ..families import TRAINING_WORLDS, draw_family, family_gpus, family_models, family_pair_ok, setup_context
 from ..figures import hta_view, top_kernels
 from ..model import Annotation, Hardware, Reveal, Scenario
@@ -177,17 +177,4 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         ),
         Annotation(0, "DRAM Bandwidth %", w[0], w[1], f"DRAM ~{100 * dram:.0f}% of peak under the top GEMM"),
     ]
-    return finish(
-        ID,
-        seed,
-        difficulty,
-        hw,
-        context,
-        run.ranks,
-        "training",
-        run.windows[0],
-        figures,
-        reveal,
-        annotations,
-        run.first_step_number,
-    )
+    return finish_training(ID, seed, difficulty, hw, context, run, figures, reveal, annotations)

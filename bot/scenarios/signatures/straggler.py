@@ -7,8 +7,8 @@ import statistics
 import numpy as np
 
 from ..comm import comm_context, comm_share_plan, draw_comm_setup
-from ..common import by_difficulty, ddp_buckets, finish, gb, ms, setup_figures
-from ..dp import run_dp
+from ..common import by_difficulty, ddp_buckets, gb, ms, setup_figures
+from ..dp import finish_training, run_dp
 from ..families import draw_family
 from ..figures import hta_view
 from ..intervals import union
@@ -185,17 +185,4 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
             f"rank {culprit}: {ms(per_rank[culprit])} compute vs {ms(healthy_compute)}",
         ),
     ]
-    return finish(
-        ID,
-        seed,
-        difficulty,
-        setup.hw,
-        context,
-        run.ranks,
-        "training",
-        run.windows[0],
-        figures,
-        reveal,
-        annotations,
-        run.first_step_number,
-    )
+    return finish_training(ID, seed, difficulty, setup.hw, context, run, figures, reveal, annotations)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..comm import comm_context, comm_share_plan, draw_comm_setup
-from ..common import by_difficulty, ddp_buckets, finish, gb, ms, pct, setup_figures
-from ..dp import run_dp
+from ..common import by_difficulty, ddp_buckets, gb, ms, pct, setup_figures
+from ..dp import finish_training, run_dp
 from ..families import draw_family
 from ..figures import hta_view
 from ..kernels import nccl_allreduce
@@ -147,17 +147,4 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
             f"compute idle {ms(exposed)}: {b['collectives']:.0f} all-reduce per step, after backward",
         ),
     ]
-    return finish(
-        ID,
-        seed,
-        difficulty,
-        setup.hw,
-        context,
-        run.ranks,
-        "training",
-        run.windows[0],
-        figures,
-        reveal,
-        annotations,
-        run.first_step_number,
-    )
+    return finish_training(ID, seed, difficulty, setup.hw, context, run, figures, reveal, annotations)
