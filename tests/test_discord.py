@@ -121,7 +121,12 @@ def command(name: str, **options: str) -> dict[str, Any]:
 
 def message_payload(message_id: str, drill_id: int) -> dict[str, Any]:
     """The drill message as Discord sends it with a component interaction: its button included."""
-    button = {"type": 2, "style": 1, "label": "Submit diagnosis", "custom_id": f"tracedrill:submit:{drill_id}"}
+    return button_message(message_id, f"tracedrill:submit:{drill_id}", "Submit diagnosis")
+
+
+def button_message(message_id: str, custom_id: str, label: str) -> dict[str, Any]:
+    """A bot message carrying one button, as Discord sends it with that button's interaction."""
+    button = {"type": 2, "style": 1, "label": label, "custom_id": custom_id}
     return {
         "components": [{"type": 1, "components": [button]}],
         "id": message_id,

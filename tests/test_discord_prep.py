@@ -20,7 +20,7 @@ from bot.store.prep_models import InterviewRound, InterviewSession, MathQuestion
 
 from .fakes.discord_api import APP_ID, FakeDiscordAPI
 from .helpers import Clock
-from .test_discord import CHANNEL, GUILD, MANAGE_GUILD, Harness, interaction
+from .test_discord import CHANNEL, GUILD, MANAGE_GUILD, Harness, button_message, interaction
 
 
 class PrepHarness(Harness):
@@ -56,25 +56,7 @@ def command(name: str, **options: str | int) -> dict[str, Any]:
 
 
 def message(message_id: str, custom_id: str) -> dict[str, Any]:
-    button = {"type": 2, "style": 1, "label": "Answer", "custom_id": custom_id}
-    return {
-        "components": [{"type": 1, "components": [button]}],
-        "id": message_id,
-        "channel_id": CHANNEL,
-        "type": 0,
-        "content": "",
-        "author": {"id": "900", "username": "tracedrill", "discriminator": "0", "avatar": None, "bot": True},
-        "attachments": [],
-        "embeds": [],
-        "mentions": [],
-        "mention_roles": [],
-        "pinned": False,
-        "mention_everyone": False,
-        "tts": False,
-        "timestamp": datetime.now(UTC).isoformat(),
-        "edited_timestamp": None,
-        "flags": 0,
-    }
+    return button_message(message_id, custom_id, "Answer")
 
 
 def modal_submit(custom_id: str, text: str, user: str = "42") -> dict[str, Any]:
