@@ -56,6 +56,11 @@ ROOMS = frozenset(MAY_IMPORT) | EVERYTHING | LEAVES | {"bot"}
 # Outside libraries a room may use, where the design restricts them.
 LIBRARIES_BESIDES_STDLIB = {"scenarios": frozenset({"numpy", "orjson"})}  # orjson: the export's event lists
 PLATFORM_LIBRARIES = {"slack_bolt": "adapters.slack", "slack_sdk": "adapters.slack", "discord": "adapters.discord"}
+# Who may talk SQL: the store (every transaction), migrations and health (the schema, a ping), the scheduler
+# (APScheduler's job store and the leader's lock connection), Slack's installation store (slack_sdk's own tables) and
+# the CLI's error mapping (SQLAlchemy's exception types). Above the store nobody holds a Session or a row.
+SQL_ROOMS = frozenset({"store", "migrations", "health", "schedule", "adapters.slack"}) | EVERYTHING
+ORM_MODULES = ("bot.store.models", "bot.store.prep_models", "bot.store.repo")
 
 
 def _module_name(path: Path) -> str:
@@ -188,5 +193,26 @@ def test_only_each_adapter_imports_its_platform_library() -> None:
         for module, names in _imports().items()
         for name in names
         if (owner := PLATFORM_LIBRARIES.get(name.split(".")[0])) and _room(module) not in {owner, *EVERYTHING}
+    )
+    assert not wrong
+
+
+def test_only_the_store_and_its_neighbours_use_sqlalchemy() -> None:
+    wrong = sorted(
+        f"{module} → {name}"
+        for module, names in _imports().items()
+        for name in names
+        if name.split(".")[0] == "sqlalchemy" and _room(module) not in SQL_ROOMS
+    )
+    assert not wrong
+
+
+def test_nothing_above_the_store_reads_rows() -> None:
+    wrong = sorted(
+        f"{module} → {target}"
+        for module, targets in _graph().items()
+        if _room(module) not in {"store", "migrations"}
+        for target in targets
+        if target in ORM_MODULES
     )
     assert not wrong
