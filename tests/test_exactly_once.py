@@ -123,6 +123,50 @@ async def test_a_drill_post_that_fails_once_is_retried(database: Database) -> No
     assert len(chat.reveals) == 1
 
 
+async def test_a_reveal_cancelled_in_flight_is_released_and_the_sweep_posts_it(database: Database) -> None:
+    """Shutdown and a lost leader lock cancel reveals in flight: the claim must not strand the drill unrevealed."""
+    chat, clock = FakeChat(), Clock()
+    e = engine_for(database, chat, clock)
+    d = await e.start(channel(), signature="healthy", duration_seconds=60)
+    clock.advance(61)
+    chat.delay = 5.0
+    reveal = asyncio.create_task(e.reveal(d.id))
+    for _ in range(200):  # until the claim has committed and the post is in flight
+        await asyncio.sleep(0.02)
+        with database.session() as s:
+            if s.get(Drill, d.id).revealed_at is not None:  # type: ignore[union-attr]
+                break
+    reveal.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await reveal
+    chat.delay = 0.0
+    assert await e.reveal_due() == [d.id], "the cancelled reveal gave its claim back"
+    assert len(chat.reveals) == 1
+
+
+async def test_a_reveal_cancelled_while_claiming_gives_the_claim_back(database: Database) -> None:
+    chat, clock = FakeChat(), Clock()
+    e = engine_for(database, chat, clock)
+    d = await e.start(channel(), signature="healthy", duration_seconds=60)
+    clock.advance(61)
+    lock = WriteLock(database, "drills")  # the claim's thread blocks on the drill row…
+    try:
+        reveal = asyncio.create_task(e.reveal(d.id))
+        await asyncio.sleep(0.3)
+        reveal.cancel()  # …and its caller is cancelled meanwhile
+        with pytest.raises(asyncio.CancelledError):
+            await reveal
+    finally:
+        lock.release()  # now the claim commits, with nobody left to post it
+    for _ in range(200):  # the claim commits in its thread, then is released
+        await asyncio.sleep(0.02)
+        with database.session() as s:
+            if s.get(Drill, d.id).revealed_at is None:  # type: ignore[union-attr]
+                break
+    assert await e.reveal_due() == [d.id]
+    assert len(chat.reveals) == 1
+
+
 async def test_a_drill_whose_post_failed_is_marked_failed_and_never_revealed(database: Database) -> None:
     chat, clock = FakeChat(), Clock()
     e = engine_for(database, chat, clock)

@@ -29,7 +29,7 @@ from ..store.traces import StoredTrace
 from .calendar import DrillCalendar
 from .errors import AlreadyStarted, DrillError, DrillNotFound, EmptyRevision, NotRecorded
 from .leaderboard import archive_previous_periods
-from .offloop import in_store, off_loop
+from .offloop import claim_in_store, in_store, off_loop
 from .outcomes import RevealDueReport, StartedDrill, SubmitOutcome
 from .policy import points_at
 from .ports import AnswerMode, ChannelRef, ChatPort, DrillPost, MessageRef, UserRef
@@ -222,7 +222,9 @@ class Drills:
     # -- reveal ---------------------------------------------------------------------------------------
     async def reveal(self, drill_id: int, workspace_id: int | None = None, *, force: bool = False) -> bool:
         """Post the reveal if this caller wins the claim. Exactly once across callers, replicas, restarts."""
-        claimed = await in_store(self.db, drill_store.claim_reveal, drill_id, workspace_id, self.clock(), force)
+        claimed = await claim_in_store(
+            self.db, drill_store.claim_reveal, drill_store.release_reveal, drill_id, workspace_id, self.clock(), force
+        )
         if claimed is None:
             return False
         return await self._reveals.post(drill_id, claimed)

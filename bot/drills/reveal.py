@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -51,8 +52,8 @@ class RevealPoster:
         except ChatUnreachable as exc:
             log.warning("reveal of drill %s cannot be delivered: %s", drill_id, exc)
             return False
-        except Exception:
-            await in_store(self.db, drill_store.release_reveal, drill_id)
+        except BaseException:  # cancelled too (shutdown, a lost leader lock): the next sweep must retry it
+            await asyncio.shield(in_store(self.db, drill_store.release_reveal, drill_id))
             raise
         await in_store(self.db, drill_store.set_reveal_ref, drill_id, ref.message)
         await self._feedback(chat, channel, ref, drill_id, claimed)

@@ -4,6 +4,7 @@ reveal is claimed atomically."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -12,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
 from ..drills.errors import DrillError
-from ..drills.offloop import in_store
+from ..drills.offloop import claim_in_store, in_store
 from ..drills.periods import PERIODS, period_bounds
 from ..drills.ports import ChannelRef, MessageRef, UserRef
 from ..store import math_questions as store
@@ -189,13 +190,15 @@ class MathService:
     # -- reveal ---------------------------------------------------------------------------------------
     async def reveal(self, question_id: int, *, force: bool = False) -> bool:
         """Post the reveal if this caller wins the claim: exactly once across callers and replicas."""
-        claimed = await in_store(self.db, store.claim_reveal, question_id, self.clock(), force=force)
+        claimed = await claim_in_store(
+            self.db, store.claim_reveal, store.release_reveal, question_id, self.clock(), force=force
+        )
         if claimed is None:
             return False
         try:
             ref = await self._post_reveal(claimed)
-        except Exception:
-            await in_store(self.db, store.release_reveal, question_id)
+        except BaseException:  # cancelled too: the next sweep must retry it
+            await asyncio.shield(in_store(self.db, store.release_reveal, question_id))
             raise
         await in_store(self.db, store.set_reveal_ref, question_id, ref.message)
         return True
