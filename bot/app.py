@@ -79,8 +79,9 @@ def plan_serve(
 
 
 async def serve(plan: ServePlan) -> None:
-    """Run until a platform's runner ends, or SIGTERM (the container's stop); either way the adapters, the
-    scheduler, the drill core and the database are closed, in that order."""
+    """Run until a platform's runner ends, or SIGTERM (the container's stop); either way the scheduler, the
+    adapters, the drill core and the database are closed, in that order: the scheduler first, so no job fires into
+    an adapter that is closing (and a follower can lead sooner)."""
     unknown = [p for p in plan.platforms if p not in PLATFORMS]
     if unknown or not plan.platforms:
         raise ConfigError(f"choose platforms from: {', '.join(PLATFORMS)} (TRACEDRILL_PLATFORM or --platform)")
@@ -92,8 +93,8 @@ async def serve(plan: ServePlan) -> None:
     async with AsyncExitStack() as stack:
         await stack.enter_async_context(drills.db)
         await stack.enter_async_context(drills)
-        await stack.enter_async_context(scheduler)
         runners = await _start_platforms(plan, drills, service, scheduler, stack)
+        await stack.enter_async_context(scheduler)  # entered last, closed first
         scheduler.start_background()
         await _run_until_sigterm(runners)
 

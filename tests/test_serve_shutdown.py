@@ -1,4 +1,4 @@
-"""`serve` closes what it opened — the adapters, the scheduler, the drill core and the database, in that order —
+"""`serve` closes what it opened — the scheduler, the adapters, the drill core and the database, in that order —
 whether it is stopped by SIGTERM (a container's stop: a clean exit) or cancelled."""
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ async def test_sigterm_stops_serve_cleanly_and_closes_everything(closed: list[st
     task = await _serving()
     os.kill(os.getpid(), signal.SIGTERM)
     await asyncio.wait_for(task, 30)  # returns: SIGTERM is a clean stop, not an error
-    assert closed == ["http", "chat", "scheduler", "drills", "database"]
+    assert closed == ["scheduler", "http", "chat", "drills", "database"]
 
 
 async def test_a_cancelled_serve_closes_everything(closed: list[str]) -> None:
@@ -95,4 +95,4 @@ async def test_a_cancelled_serve_closes_everything(closed: list[str]) -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(task, 30)
-    assert closed == ["http", "chat", "scheduler", "drills", "database"]
+    assert closed == ["scheduler", "http", "chat", "drills", "database"]

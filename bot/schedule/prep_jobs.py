@@ -3,7 +3,9 @@ plain ids like bot.schedule.jobs; the running services are bound here by the com
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -13,6 +15,15 @@ from apscheduler.triggers.date import DateTrigger
 from ..mathdrill.service import MathStarted
 from ..prep.root import PrepServices
 from ..prep.schedules import all_schedules, schedule_target
+
+
+class PendingReveal(Protocol):
+    """A math question still to be revealed (the math service's pending list)."""
+
+    @property
+    def question_id(self) -> int: ...
+    @property
+    def deadline_at(self) -> datetime: ...
 
 
 class Scheduling(Protocol):
@@ -105,7 +116,11 @@ def add_reveal(scheduler: BaseScheduler, question_id: int, deadline: datetime) -
 async def sweep(scheduler: BaseScheduler, prep: PrepServices) -> list[int]:
     """Reveal math questions that came due while no scheduler ran; re-create missing reveal jobs."""
     done = await prep.math.reveal_due()
-    for pending in await prep.math.pending():
-        if scheduler.get_job(f"math-reveal:{pending.question_id}") is None:
-            add_reveal(scheduler, pending.question_id, pending.deadline_at)
+    await asyncio.to_thread(_add_missing_reveals, scheduler, await prep.math.pending())  # the job store is SQL
     return done
+
+
+def _add_missing_reveals(scheduler: BaseScheduler, pending: Sequence[PendingReveal]) -> None:
+    for p in pending:
+        if scheduler.get_job(f"math-reveal:{p.question_id}") is None:
+            add_reveal(scheduler, p.question_id, p.deadline_at)

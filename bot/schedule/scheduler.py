@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -70,6 +71,7 @@ class DrillScheduler:
         self.scheduler = self._new_scheduler()
         self._task: asyncio.Task[None] | None = None
         self._timers: set[asyncio.Task[Any]] = set()  # followers' reveal timers, background re-syncs
+        self._syncing = threading.Lock()  # one re-sync at a time: each reads then rewrites the job store
         self._next_sweep = 0.0
         self._next_maintenance = 0.0
         self.lost_leadership = 0  # times the lock was found lost (for operators and tests)
@@ -93,7 +95,11 @@ class DrillScheduler:
         """Make the cron jobs match the database: one per scheduled channel and study group. A job is only
         rewritten when its trigger changed, so a re-sync never moves a fire time that is about to come."""
         channels, groups = await self.drills.calendar.schedules()
-        return await asyncio.to_thread(self._apply_schedules, channels, groups)  # the job store writes SQL
+        return await asyncio.to_thread(self._apply_locked, channels, groups)  # the job store writes SQL
+
+    def _apply_locked(self, channels: list[ChannelSchedule], groups: list[GroupSchedule]) -> int:
+        with self._syncing:
+            return self._apply_schedules(channels, groups)
 
     def _apply_schedules(self, channels: list[ChannelSchedule], groups: list[GroupSchedule]) -> int:
         n = sum(
@@ -110,7 +116,12 @@ class DrillScheduler:
         if self.running:
             task = asyncio.get_running_loop().create_task(self.sync_schedules())
             self._timers.add(task)
-            task.add_done_callback(self._timers.discard)
+            task.add_done_callback(self._resync_done)
+
+    def _resync_done(self, task: asyncio.Task[int]) -> None:
+        self._timers.discard(task)
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            log.warning("schedule re-sync failed: %s", type(exc).__name__, exc_info=exc)
 
     def _put(self, job_id: str, trigger: Any, func: str, arg: int) -> int:
         existing = self.scheduler.get_job(job_id)
@@ -177,7 +188,8 @@ class DrillScheduler:
         self.scheduler.start()
         self._leading = True
         # Rulings made with the operator CLI reach the appellant within a minute (issue 17).
-        self.scheduler.add_job(
+        await asyncio.to_thread(
+            self.scheduler.add_job,
             "bot.schedule.jobs:appeal_notices",
             trigger=IntervalTrigger(seconds=60),
             id="appeal-notices",

@@ -128,8 +128,8 @@ class TraceBot:
         await self.runner.reply_after(f"submit for drill {drill_id}", receipt(), followup(interaction), SUBMIT_ERRORS)
 
     async def run(self, token: str) -> None:
-        try:
-            async with self.client:
+        async with self.client:
+            try:
                 await self.client.start(token)
-        finally:
-            await self.runner.close()
+            finally:
+                await self.runner.close()  # while the client's HTTP session can still send the follow-ups
