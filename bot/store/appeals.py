@@ -267,8 +267,10 @@ def rule(
     db: Database, request: RulingRequest, now: datetime, decide: Callable[[RulingContext], RulingDecision]
 ) -> RulingRecord:
     """Lock the appeal, let `decide` rule on the attempt as it stands (it may raise to refuse: nothing is kept),
-    record the ruling once per part, regrade the attempt, and remember the phrase for the workspace."""
-    with db.session() as s:
+    record the ruling once per part, regrade the attempt, and remember the phrase for the workspace. On SQLite the
+    write lock is taken first (FOR UPDATE is a no-op there): two reviewers ruling parts of one appeal at once must
+    each regrade the attempt as the other left it."""
+    with db.session(immediate=True) as s:
         ws = repo.find_workspace(s, request.platform, request.workspace)
         ap = _locked_appeal(s, ws.id, request.appeal_id) if ws else None
         if ws is None or ap is None:
