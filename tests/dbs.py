@@ -43,6 +43,13 @@ def postgres_url() -> tuple[str | None, str]:
     return LOCAL_POSTGRES, f"PostgreSQL tests on the local server {LOCAL_POSTGRES} (set TEST_DATABASE_URL to change)"
 
 
+def pg_url() -> str:
+    """The PostgreSQL URL the suite runs on (a test that needs its own engine; the fixture already skipped if none)."""
+    url, why = postgres_url()
+    assert url is not None, why
+    return url
+
+
 def _shown(url: str) -> str:
     from sqlalchemy.engine import make_url
 

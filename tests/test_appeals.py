@@ -4,7 +4,6 @@ the corpus export, workspace synonyms, and the whole loop from outside with the 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -27,7 +26,7 @@ from bot.store.boards import user_stats
 from bot.store.db import Database
 from bot.store.models import Attempt, Drill
 
-from .dbs import backends, make_database
+from .dbs import backends, make_database, pg_url
 from .helpers import Clock, channel, engine_for, user
 
 # A full answer in words the shipped grader does not know (checked below, so the test says so if it learns them).
@@ -234,7 +233,7 @@ def cli_env(
         else:
             with db.engine.connect() as c:
                 schema = c.execute(text("SELECT current_schema()")).scalar()
-            url = f"{os.environ['TEST_DATABASE_URL']}?options=-csearch_path%3D{schema}"
+            url = f"{pg_url()}?options=-csearch_path%3D{schema}"
         yield {"DATABASE_URL": url}, db
 
 

@@ -24,12 +24,10 @@ from bot.store import repo
 from bot.store.db import Database, normalize_url
 from bot.store.models import Drill
 
-from .dbs import make_database
+from .dbs import make_database, pg_url, postgres_url
 from .fakes.slack_api import Call, FakeSlackAPI
 
-pytestmark = pytest.mark.skipif(
-    not os.environ.get("TEST_DATABASE_URL"), reason="replica tests need PostgreSQL: set TEST_DATABASE_URL (CI does)"
-)
+pytestmark = pytest.mark.skipif(postgres_url()[0] is None, reason=postgres_url()[1])  # said in the summary
 
 ROOT = Path(__file__).resolve().parents[1]
 POLL, SWEEP, STALE = 0.5, 1.0, 3.0
@@ -93,7 +91,7 @@ async def api() -> AsyncIterator[FakeSlackAPI]:
 @pytest.fixture
 async def spawn(pg: tuple[Database, str], api: FakeSlackAPI) -> AsyncIterator[Callable[[str], Any]]:
     _db, schema = pg
-    url = normalize_url(os.environ["TEST_DATABASE_URL"])
+    url = normalize_url(pg_url())
     url += ("&" if "?" in url else "?") + f"options=-csearch_path%3D{schema}"
     started: list[Replica] = []
 

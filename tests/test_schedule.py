@@ -16,6 +16,7 @@ from bot.store import repo
 from bot.store.db import Database
 from bot.store.models import Channel, Drill
 
+from .dbs import pg_url
 from .helpers import Clock, channel, engine_for
 
 
@@ -277,14 +278,13 @@ async def test_a_schedule_changed_elsewhere_is_synced_by_the_leader(database: Da
 
 
 def test_the_lock_connection_has_tcp_keepalives_on_both_ends(database: Database) -> None:
-    import os
 
     from bot.store.db import normalize_url
 
     if database.is_sqlite:
         assert LeaderLock(database.engine).try_acquire()
         return
-    db = Database(normalize_url(os.environ["TEST_DATABASE_URL"]))  # the app's own engine factory
+    db = Database(normalize_url(pg_url()))  # the app's own engine factory
     lock = LeaderLock(db.engine, "keepalive-probe")
     try:
         assert lock.try_acquire()

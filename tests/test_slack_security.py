@@ -33,6 +33,7 @@ from bot.store import repo
 from bot.store.db import Database
 from bot.store.models import DeliveryKey, Drill
 
+from .dbs import pg_url
 from .fakes.loopback import serve
 from .fakes.slack_api import FakeSlackAPI
 from .helpers import Clock, engine_for
@@ -211,7 +212,7 @@ def test_sql_errors_carry_no_parameter_values(tmp_path: Path) -> None:
 
     urls = [f"sqlite:///{tmp_path / 'h.sqlite3'}"]
     if os.environ.get("TEST_DATABASE_URL"):
-        urls.append(normalize_url(os.environ["TEST_DATABASE_URL"]))
+        urls.append(normalize_url(pg_url()))
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     handler.addFilter(RedactSecrets([]))
