@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import signal
+import threading
 from collections.abc import Coroutine
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
@@ -116,12 +116,23 @@ async def _start_platforms(
     return runners
 
 
+def _watch_sigterm(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> bool:
+    """Let SIGTERM set `stop`; False where that cannot be: only the main thread may own signal handlers (tests run
+    serve in other threads), and loops without POSIX signals (Windows) refuse them — cancelling serve still works."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    try:
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+    except NotImplementedError:
+        return False
+    return True
+
+
 async def _run_until_sigterm(runners: list[Coroutine[Any, Any, Any]]) -> None:
     """Run the platforms until one ends (its error raised) or SIGTERM arrives (a clean stop)."""
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
-    with contextlib.suppress(NotImplementedError, RuntimeError):  # no signal handlers off the main thread
-        loop.add_signal_handler(signal.SIGTERM, stop.set)
+    watching = _watch_sigterm(loop, stop)
     running = asyncio.ensure_future(asyncio.gather(*runners))
     stopping = asyncio.ensure_future(stop.wait())
     try:
@@ -131,7 +142,7 @@ async def _run_until_sigterm(runners: list[Coroutine[Any, Any, Any]]) -> None:
         else:
             log.info("SIGTERM: shutting down")
     finally:
-        with contextlib.suppress(NotImplementedError, RuntimeError):
+        if watching:
             loop.remove_signal_handler(signal.SIGTERM)
         for task in (running, stopping):
             task.cancel()
