@@ -23,6 +23,7 @@ from bot.scenarios.served import MEMORY_HEADROOM, PRECISIONS, SERVED_MODELS, Bat
 from .giveaways import trace_words_for, words_for
 from .reveal_numbers import numbers, unexplained
 from .test_giveaways import exported_text
+from .test_scenario_properties import check_scenario
 
 SERVING_SIGNATURES = ("healthy", "sync_stall", "launch_bound", "prefill_blocks_decode")
 SEEDS = (5, 31)
@@ -68,7 +69,7 @@ def test_every_serving_drill_is_told_in_the_same_words(difficulty: str) -> None:
             assert m and m["gpu"] in gpus and m["model"] in models, c.title
             assert c.hardware == f"1×{m['gpu']}"
             head, _, tail = c.model.partition(" (")
-            assert head == m["model"] and tail.removesuffix(" weights), continuous batching") in precisions, c.model
+            assert head == m["model"] and tail.removesuffix("), continuous batching") in precisions, c.model
             assert c.parallelism == "1 GPU per replica"
             shapes.add(c.details)
             told = " ".join([c.title, *c.lines()]).lower()
@@ -147,6 +148,15 @@ def test_launch_bound_and_prefill_keep_their_tells() -> None:
             p = serving("prefill_blocks_decode", seed, difficulty).figures
             assert p["iter_max_ms"] > 5 * p["iter_p50_ms"]
             assert p["itl_spike_ms"] > 5 * p["itl_p50_ms"]
+
+
+@pytest.mark.parametrize("signature", SERVING_SIGNATURES)
+def test_served_drills_are_physically_consistent(signature: str) -> None:
+    """The property checks every drill passes (launch before kernel, no overlap on a stream, steps that add up,
+    counters that follow the kernels), on drills forced into serving."""
+    for seed in SEEDS:
+        for difficulty in DIFFICULTIES:
+            check_scenario(serving(signature, seed, difficulty))
 
 
 @pytest.mark.parametrize("signature", SERVING_SIGNATURES)

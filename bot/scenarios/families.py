@@ -176,7 +176,7 @@ def serving_context(rng: np.random.Generator, hw: Hardware, model: str, precisio
     return Context(
         title=f"1×{hw.name} · {model} · LLM serving",
         hardware=f"1×{hw.name}",
-        model=f"{model} ({precision} weights), continuous batching",
+        model=f"{model} ({precision}), continuous batching",
         parallelism="1 GPU per replica",
         complaint=complaint,
         details=details,

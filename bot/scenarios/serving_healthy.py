@@ -114,7 +114,7 @@ def _reveal(f: dict[str, float]) -> Reveal:
             (
                 "Overlap",
                 f"Prefill and decode share every iteration: a {longest}-token prompt goes in "
-                f"{plural(f['longest_chunks'], 'chunk')} and ITL does not move — p50 {ms(p50)}, p99 {ms(p99)} "
+                f"~{plural(f['longest_chunks'], 'chunk')} and ITL does not move — p50 {ms(p50)}, p99 {ms(p99)} "
                 f"({f['itl_ratio']:.2f}×).",
             ),
             (

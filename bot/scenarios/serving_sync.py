@@ -139,9 +139,9 @@ def _reveal(f: dict[str, float], op: str) -> Reveal:
         ),
         arithmetic=(
             f"~{ms(gap)} idle per iteration × 1 sync = {share} of a {ms(step)} iteration.",
-            f"Before: {ms(step)}/iteration, {f['tokens_per_s']:,.0f} tokens/s. After: ≈ {ms(after)}/iteration, "
-            f"{f['tokens_per_s_after']:,.0f} tokens/s → {f['speedup']:.2f}×; ITL p50 {ms(f['itl_p50_ms'] * 1000)} "
-            f"→ ~{ms(after)}.",
+            f"Before: {ms(step)}/iteration, {f['tokens_per_s']:,.0f} decode tokens/s. After: ≈ {ms(after)}/iteration, "
+            f"{f['tokens_per_s_after']:,.0f} decode tokens/s → {f['speedup']:.2f}×; "
+            f"ITL p50 {ms(f['itl_p50_ms'] * 1000)} → ~{ms(after)}.",
         ),
         spoken=(
             f"Iterations are ~{ms(step)}, but only {ms(compute)} of that is kernels. Every iteration ends with a "
