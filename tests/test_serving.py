@@ -16,6 +16,7 @@ from bot.scenarios.families import HOSTS, SERVING, SERVING_GPUS, forced_family
 from bot.scenarios.figures import gpu_gaps
 from bot.scenarios.hardware import MAX_MFU
 from bot.scenarios.ids import DIFFICULTIES
+from bot.scenarios.leakage import NaiveBayes, context_words
 from bot.scenarios.model import Category, Scenario
 from bot.scenarios.registry import generate
 from bot.scenarios.served import MEMORY_HEADROOM, PRECISIONS, SERVED_MODELS, Batch, Costs, gemm_peak_tflops
@@ -181,3 +182,20 @@ def test_no_serving_label_names_the_answer(signature: str, tmp_path: Path) -> No
 def test_the_reader_names_each_serving_signature(signature: str) -> None:
     rows = agreement(range(640_000, 640_002), [signature], DIFFICULTIES, family=SERVING)[signature]
     assert all(named == signature for _, _, named in rows), rows
+
+
+def test_context_alone_cannot_tell_the_served_signatures_apart() -> None:
+    """A naive-Bayes classifier on the words of served drills of some seeds, scored on others: near chance (0.25)."""
+
+    def corpus(seeds: range) -> list[tuple[str, list[str]]]:
+        with forced_family(SERVING):
+            return [
+                (sig, context_words(generate(sig, seed, d).context))
+                for seed in seeds
+                for sig in SERVING_SIGNATURES
+                for d in DIFFICULTIES
+            ]
+
+    model = NaiveBayes().fit(corpus(range(100, 110)))
+    test = corpus(range(900, 905))
+    assert sum(model.predict(words) == sig for sig, words in test) / len(test) <= 0.45
