@@ -29,10 +29,11 @@ RECSYS = "recsys_training"
 SERVING = "llm_serving"
 PIPELINE = "pipeline_training"
 
-# Families each signature can be drawn into, with weights. Twins share theirs exactly. A context-only guess is
-# right at best Σ over families of the heaviest weight there, over ten: the busy pair, the serving pair and the
-# pipeline each fill a family's top weight alone (3 of 10), so the data-parallel signatures live mostly beside
-# the busy pair in LLM pre-training and only lightly in vision and recsys, whose top weights add on top.
+# Families each signature can be drawn into, with weights. Twins share their training families (serving hosts
+# healthy and sync_stall, not yet their twins). A context-only guess is right at best Σ over families of the
+# heaviest weight there, over ten: launch_bound / prefill_blocks_decode (serving) and the pipeline each fill a
+# family's top weight alone (3 of 10), so the data-parallel signatures live mostly beside the busy pair in LLM
+# pre-training and only lightly in vision, recsys and serving, whose top weights add on top.
 HOSTS: dict[str, tuple[tuple[str, float], ...]] = {
     "healthy": ((LLM, 0.9), (SERVING, 0.1)),
     "memory_bound_kernel": ((LLM, 1.0),),

@@ -158,12 +158,12 @@ def decode_us(setup: ServingSetup, streams: int | None = None) -> float:
     return sum(c.us for c in setup.costs.iteration(b, fused=True))
 
 
-def serving_figures(setup: ServingSetup, run: EngineRun) -> dict[str, float]:
+def serving_figures(setup: ServingSetup, run: EngineRun, activity: RankActivity | None = None) -> dict[str, float]:
     """What every serving drill measures: iterations over the steady ones (the first starts at its own first
     kernel, so the gap before it is unknown), ITL, busy and idle, kernels, and the job's physics."""
     windows = run.windows
     steady = windows[1:]
-    activity = RankActivity(run.rank)
+    activity = activity or RankActivity(run.rank)
     rows = [activity.step(w) for w in steady]
     step = statistics.fmean(r["step_us"] for r in rows)
     compute = statistics.fmean(r["compute_us"] for r in rows)

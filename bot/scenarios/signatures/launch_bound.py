@@ -47,9 +47,9 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     python_us = min(max(python_us, PYTHON_US[0]), PYTHON_US[1])
     plan = _plan(rng, setup.streams, setup.ctx, setup.iterations)
     run = run_engine(rng, setup, Loop(blocking=False, eager=True, python_us=python_us), plan)
-    f = serving_figures(setup, run)
-    windows = run.windows
     activity = RankActivity(run.rank)
+    f = serving_figures(setup, run, activity)
+    windows = run.windows
     decode = [i for i, d in enumerate(run.steps) if i and not d.batch.prefill]
     rows = [activity.step(windows[i]) for i in decode]
     token_us = float(np.mean([r["step_us"] for r in rows]))
