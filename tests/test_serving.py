@@ -157,7 +157,9 @@ def test_served_drills_are_physically_consistent(signature: str) -> None:
     counters that follow the kernels), on drills forced into serving."""
     for seed in SEEDS:
         for difficulty in DIFFICULTIES:
-            check_scenario(serving(signature, seed, difficulty))
+            s = serving(signature, seed, difficulty)
+            check_scenario(s)
+            assert min(e.start for t in s.trace.ranks[0].tracks for e in t.events) >= 0.0  # nothing before t=0
 
 
 @pytest.mark.parametrize("signature", SERVING_SIGNATURES)

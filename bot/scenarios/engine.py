@@ -111,7 +111,7 @@ class Engine:
     def _iteration(self, k: int, step: Step) -> None:
         sim, b = self.sim, step.batch
         for req, tokens in step.arrivals:
-            at = sim.cpu - sim.u(100.0, 900.0)
+            at = max(sim.cpu - sim.u(100.0, 900.0), 0.0)  # the profile starts at 0
             self.requests.events.append(Event(f"req#{req} arrives · prompt {tokens:,} tok", at, 0.0, Category.MARKER))
         cpu_start = sim.cpu
         sim.cpu_op("schedule + prepare inputs", step.schedule_us)
