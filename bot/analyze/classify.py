@@ -77,7 +77,8 @@ def _unoverlapped(f: Figures) -> Finding | None:
 
 
 def _launch_bound(f: Figures) -> Finding | None:
-    idle = f["gpu_idle_pct"]
+    # Idle in holes that host syncs opened is a sync stall's, not the picket fence's, even between short kernels.
+    idle = f["gpu_idle_pct"] - f["idle_after_sync_pct"]
     if not (f["mean_kernel_us"] < 25 and idle > 25 and f["kernels_per_step"] > 150):
         return None
     return _finding(
@@ -114,13 +115,15 @@ def _alloc_stall(f: Figures) -> Finding | None:
 
 
 def _sync_stall(f: Figures) -> Finding | None:
-    idle = f["gpu_idle_pct"]
-    if not (f["syncs_per_step"] >= 0.5 and idle > 2 and f["mallocs_per_step"] < 0.5):
+    # A sync after which the GPU keeps working (an event wait on an earlier iteration) is no stall: count the
+    # idle that opens while the host waits in a sync.
+    held = f["idle_after_sync_pct"]
+    if not (f["syncs_per_step"] >= 0.5 and held > 2 and f["mallocs_per_step"] < 0.5):
         return None
     return _finding(
         "sync_stall",
-        0.5 + idle / 100,
-        f"{f['syncs_per_step']:.1f} host syncs per step, each followed by a GPU gap ({idle:.0f}% idle)",
+        0.5 + held / 100,
+        f"{f['syncs_per_step']:.1f} host syncs per step, the GPU idle after them {held:.0f}% of the step",
     )
 
 

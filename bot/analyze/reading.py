@@ -15,6 +15,7 @@ from ..scenarios.model import Category, Event, Rank, TrackKind
 from .classify import classify
 from .importer import RawRank, TraceFileError, to_rank
 from .model import RankReading, Reading
+from .syncs import idle_after_syncs
 
 WARMUP_FACTOR = 1.5
 
@@ -138,6 +139,7 @@ def read_rank(raw: RawRank, model: Rank) -> RankReading:
         "idle_between_kernels_ms": between / n / 1000,
         "idle_at_step_start_ms": first_gap / n / 1000,
         "syncs_per_step": syncs,
+        "idle_after_sync_pct": 100 * idle_after_syncs(model, windows) / n / step,
         "mallocs_per_step": mallocs,
         "dataloader_wait_ms": loader / 1000,
         "collectives_per_step": collectives,

@@ -11,7 +11,9 @@ Complaints quote no figures: a step time or MFU depends on what is injected; the
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import replace
 
 import numpy as np
@@ -27,16 +29,17 @@ RECSYS = "recsys_training"
 SERVING = "llm_serving"
 PIPELINE = "pipeline_training"
 
-# Families each signature can be drawn into, with weights. Twins share theirs exactly. A context-only guess is
-# right at best Σ over families of the heaviest weight there, over ten: the busy pair, the serving pair and the
-# pipeline each fill a family's top weight alone (3 of 10), so the data-parallel signatures live mostly beside
-# the busy pair in LLM pre-training and only lightly in vision and recsys, whose top weights add on top.
+# Families each signature can be drawn into, with weights. Twins share their training families (serving hosts
+# healthy and sync_stall, not yet their twins). A context-only guess is right at best Σ over families of the
+# heaviest weight there, over ten: launch_bound / prefill_blocks_decode (serving) and the pipeline each fill a
+# family's top weight alone (3 of 10), so the data-parallel signatures live mostly beside the busy pair in LLM
+# pre-training and only lightly in vision, recsys and serving, whose top weights add on top.
 HOSTS: dict[str, tuple[tuple[str, float], ...]] = {
-    "healthy": ((LLM, 1.0),),
+    "healthy": ((LLM, 0.9), (SERVING, 0.1)),
     "memory_bound_kernel": ((LLM, 1.0),),
     "straggler": ((LLM, 0.7), (VISION, 0.15), (RECSYS, 0.15)),
     "unoverlapped_allreduce": ((LLM, 0.7), (VISION, 0.15), (RECSYS, 0.15)),
-    "sync_stall": ((LLM, 0.7), (VISION, 0.15), (RECSYS, 0.15)),
+    "sync_stall": ((LLM, 0.55), (VISION, 0.15), (RECSYS, 0.15), (SERVING, 0.15)),
     "alloc_stall": ((LLM, 0.7), (VISION, 0.15), (RECSYS, 0.15)),
     "input_starvation": ((LLM, 0.7), (VISION, 0.15), (RECSYS, 0.15)),
     "launch_bound": ((SERVING, 1.0),),
@@ -70,18 +73,30 @@ RECSYS_MODELS: tuple[Model, ...] = (
 )
 RECSYS_EVENTS: tuple[int, ...] = (256, 512, 1024)
 NVIDIA_SMI_DETAIL = "nvidia-smi shows 100% GPU-Util on every GPU."
-# Served models: (name, params B, layers, hidden, intermediate). One replica per GPU.
-SERVING_MODELS: tuple[tuple[str, float, int, int, int], ...] = (
-    ("Llama-style 7B chat", 6.7, 32, 4096, 11008),
-    ("Llama-style 8B chat", 8.0, 32, 4096, 14336),
-    ("Qwen-style 3B chat", 3.1, 36, 2048, 11008),
-)
+# Served models live in served.py (shapes for the kernel plan and the KV cache). One replica per GPU.
+
+
+_FORCED: ContextVar[str | None] = ContextVar("forced_family", default=None)
+
+
+@contextmanager
+def forced_family(family: str) -> Iterator[None]:
+    """Within the block, a signature that can be hosted by `family` is drawn into it (for measuring one family,
+    e.g. the reader's agreement on serving drills). The draw still consumes the same random numbers, so drills of
+    signatures that do not host `family`, and every drill outside the block, are unchanged."""
+    token = _FORCED.set(family)
+    try:
+        yield
+    finally:
+        _FORCED.reset(token)
 
 
 def draw_family(rng: np.random.Generator, signature: str) -> str:
     hosts = HOSTS[signature]
     weights = np.array([w for _, w in hosts])
-    return hosts[int(rng.choice(len(hosts), p=weights / weights.sum()))][0]
+    drawn = hosts[int(rng.choice(len(hosts), p=weights / weights.sum()))][0]
+    forced = _FORCED.get()
+    return forced if forced is not None and any(f == forced for f, _ in hosts) else drawn
 
 
 # No figure in a complaint: the step time, throughput or latency of a drill depends on what is injected, and
@@ -143,27 +158,27 @@ _SERVING_COMPLAINTS = (
     "Users say streaming answers feel sluggish. Is it the GPU?",
     "The product team wants lower inter-token latency before launch. Read the profile first.",
     "Someone proposes buying faster GPUs because tokens arrive slowly. Read the profile first.",
+    "Tokens per second per replica is below what the team budgeted. Is anything left to win on this GPU?",
+    "Before adding replicas for next month's traffic, the lead wants this replica's profile read.",
+)
+SERVING_GPUS: tuple[Hardware, ...] = (H100, H200, A100)
+SERVING_DETAIL = (
+    "One ProfilerStep = one scheduler iteration of the engine; the ITL row is the decode streams' inter-token latency."
 )
 
 
-def serving_context(
-    rng: np.random.Generator,
-    hw: Hardware,
-    gpus_used: int,
-    model: str,
-    parallelism: str,
-    itl_p50_ms: float,
-    itl_p99_ms: float,
-    details: tuple[str, ...] = (),
-) -> Context:
-    """The context of an LLM serving drill; both serving signatures quote the same ITL figures."""
-    del itl_p50_ms, itl_p99_ms  # the figures are in the trace's ITL row; quoting them would hint
+def serving_context(rng: np.random.Generator, hw: Hardware, model: str, precision: str, difficulty: str) -> Context:
+    """The context of every LLM serving drill, whatever is injected: the same title, hardware, model line,
+    parallelism, detail and complaint pool (no engine mode, batch size or latency figure: the trace has those)."""
     complaint = str(pick(rng, _SERVING_COMPLAINTS))
+    details: tuple[str, ...] = (SERVING_DETAIL,)
+    if difficulty == "hard":  # the trap every hard drill shares
+        details = (*details, NVIDIA_SMI_DETAIL)
     return Context(
-        title=f"{gpus_used}×{hw.name} · {model.split(' (')[0]} · LLM serving",  # precision: model line
-        hardware=f"{gpus_used}×{hw.name}",
-        model=f"{model}, eager PyTorch serving loop",
-        parallelism=parallelism,
+        title=f"1×{hw.name} · {model} · LLM serving",
+        hardware=f"1×{hw.name}",
+        model=f"{model} ({precision}), continuous batching",
+        parallelism="1 GPU per replica",
         complaint=complaint,
         details=details,
     )

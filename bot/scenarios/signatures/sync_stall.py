@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import serving_sync
 from ..common import ms, plural
 from ..dp import finish_training
-from ..families import draw_family
+from ..families import SERVING, draw_family
 from ..model import Reveal, Scenario
 from ..stalls import run_stall, stall_annotations, stall_context
 
@@ -18,6 +19,8 @@ TWIN = "alloc_stall"
 
 def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     family = draw_family(rng, ID)
+    if family == SERVING:
+        return serving_sync.generate(ID, rng, difficulty, seed)
     stall = run_stall(rng, difficulty, "sync", family)
     setup, run, f = stall.setup, stall.run, stall.figures
     step, after = f["step_ms"] * 1000, f["step_after_ms"] * 1000
