@@ -32,9 +32,9 @@ PIPELINE = "pipeline_training"
 # pipeline each fill a family's top weight alone (3 of 10), so the data-parallel signatures live mostly beside
 # the busy pair in LLM pre-training and only lightly in vision and recsys, whose top weights add on top.
 HOSTS: dict[str, tuple[tuple[str, float], ...]] = {
-    "healthy": ((LLM, 1.0),),
+    "healthy": ((PIPELINE, 0.1), (LLM, 0.9)),
     "memory_bound_kernel": ((LLM, 1.0),),
-    "straggler": ((LLM, 0.7), (VISION, 0.15), (RECSYS, 0.15)),
+    "straggler": ((PIPELINE, 0.15), (LLM, 0.55), (VISION, 0.15), (RECSYS, 0.15)),
     "unoverlapped_allreduce": ((LLM, 0.7), (VISION, 0.15), (RECSYS, 0.15)),
     "sync_stall": ((LLM, 0.7), (VISION, 0.15), (RECSYS, 0.15)),
     "alloc_stall": ((LLM, 0.7), (VISION, 0.15), (RECSYS, 0.15)),
