@@ -26,6 +26,7 @@ from .giveaways import trace_words_for, words_for
 from .reveal_numbers import unexplained
 from .test_giveaways import exported_text
 from .test_physics import check_rates, kernels_per_step
+from .test_scenario_properties import check_scenario
 
 SIGNATURES = ("pipeline_bubbles", "healthy", "straggler")
 SEEDS = range(820_000, 820_003)
@@ -102,6 +103,7 @@ def test_the_physics_holds(signature: str) -> None:
         for difficulty in DIFFICULTIES:
             s = drill(signature, seed, difficulty)
             check_rates(s)
+            check_scenario(s)
             assert s.figures["mfu_pct"] <= 75.0
             assert s.figures["memory_gb"] <= s.figures["memory_capacity_gb"]
             assert kernels_per_step(s) >= 400
