@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from bot.scenarios.figures import RankActivity, rank_kernels
 from bot.scenarios.ids import DIFFICULTIES, SIGNATURE_IDS
 from bot.scenarios.model import Category, Scenario, TrackKind
+from bot.scenarios.pipeline import is_pipeline
 from bot.scenarios.registry import generate
 
 from .giveaways import words_for
@@ -78,7 +79,7 @@ def _check_counters(rank) -> None:  # type: ignore[no-untyped-def]
 
 
 def _check_collectives(s: Scenario) -> None:
-    if s.trace.world_size < 2 or s.signature == "pipeline_bubbles":
+    if s.trace.world_size < 2 or is_pipeline(s.trace):  # point-to-point sends are no barrier
         return
     ends = []
     for rank in s.trace.ranks:

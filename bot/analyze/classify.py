@@ -7,8 +7,12 @@ import statistics
 from dataclasses import replace
 
 from .model import Finding, Reading
+from .stages import kernel_time_ratios, micro_batches_per_step
 
 Figures = dict[str, float]
+
+SLOW_STAGE = 1.08  # a stage whose kernels run this much longer than its peers' runs on a slower GPU
+BUBBLY = 15.0  # % of the step a pipeline stage idles beyond which the schedule's fill and drain are worth fixing
 
 
 def classify(r: Reading) -> list[Finding]:
@@ -48,12 +52,7 @@ def _across_ranks(r: Reading) -> Finding | None:
     worst = max(range(len(computes)), key=lambda i: computes[i])
     spread = computes[worst] / med - 1 if med else 0.0
     if f["sendrecv_per_step"] > 0 and f["collectives_per_step"] == 0 and f["comm_ms"] < 0.1 * f["step_ms"]:
-        bubbles = statistics.fmean(x.figures["gpu_idle_pct"] for x in r.ranks)
-        return _finding(
-            "pipeline_bubbles",
-            0.5 + bubbles / 100,
-            f"send/recv between ranks and every stage idle ~{bubbles:.0f}% of the step: pipeline fill and drain",
-        )
+        return _pipeline(r)
     if spread > 0.08:
         return _finding(
             "straggler",
@@ -62,6 +61,37 @@ def _across_ranks(r: Reading) -> Finding | None:
             f"~{med:.0f} ms on the others ({100 * spread:.0f}% longer); the others' long collective is waiting",
         )
     return None
+
+
+def _pipeline(r: Reading) -> Finding:
+    """Stages exchanging activations: one stage running the same kernels longer (a slow GPU the others wait for),
+    a schedule with too few micro-batches (fill and drain), or neither."""
+    ratios = kernel_time_ratios(r)
+    slow = max(range(len(ratios)), key=lambda i: ratios[i])
+    idle = statistics.fmean(x.figures["gpu_idle_pct"] for x in r.ranks)
+    if ratios[slow] > SLOW_STAGE:
+        return _finding(
+            "straggler",
+            0.6 + ratios[slow] - 1,
+            f"stage {r.ranks[slow].rank} runs the same kernels {ratios[slow]:.2f}× as long as the other stages, "
+            f"which idle ~{idle:.0f}% of the step waiting for it",
+        )
+    p = len(r.ranks)
+    m = micro_batches_per_step(next(x for x in r.model_ranks if x.rank == r.main.rank))
+    ideal = 100 * (p - 1) / (m + p - 1) if m >= 1 else 0.0
+    counted = f"{m:.0f} micro-batches per step over {p} stages: (p−1)/(m+p−1) = {ideal:.0f}%; " if m >= 1 else ""
+    if max(idle, ideal) > BUBBLY:
+        return _finding(
+            "pipeline_bubbles",
+            0.5 + idle / 100,
+            f"{counted}every stage idle ~{idle:.0f}% of the step: pipeline fill and drain",
+        )
+    return _finding(
+        "healthy",
+        0.55,
+        f"{counted}stages idle ~{idle:.0f}%, the same kernel times on every stage: the pipeline's fill and drain "
+        "are thin and no stage is slow; what's left is inside kernels",
+    )
 
 
 def _unoverlapped(f: Figures) -> Finding | None:

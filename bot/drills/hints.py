@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ..render.rows import MAX_RANK_LANES, layout, window_of
 from ..scenarios.model import Annotation, Scenario
+from ..scenarios.pipeline import is_pipeline
 from ..store.hints import AttemptScore
 from .policy import points
 
@@ -129,7 +130,7 @@ def _row_label(scenario: Scenario, a: Annotation) -> str | None:
         return a.track
     if a.rank >= MAX_RANK_LANES:
         return None
-    noun = "stage" if scenario.signature == "pipeline_bubbles" else "rank"
+    noun = "stage" if is_pipeline(scenario.trace) else "rank"
     lane = "compute" if "compute" in a.track else "NCCL"
     return f"{noun} {a.rank} · {lane}"
 

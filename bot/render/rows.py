@@ -16,6 +16,7 @@ from operator import attrgetter
 import numpy as np
 
 from ..scenarios.model import Category, Event, Rank, Scenario, TrackKind
+from ..scenarios.pipeline import is_pipeline
 from .links import interconnect_row
 
 MAX_RANK_LANES = 8
@@ -50,7 +51,7 @@ def window_of(s: Scenario) -> tuple[float, float]:
     steps = s.trace.steps
     if s.trace.kind == "serving" or len(steps) < 4:
         return steps[0][0], steps[-1][1]
-    if s.signature == "pipeline_bubbles":
+    if is_pipeline(s.trace):
         return steps[1]
     if s.trace.world_size > 1 or s.zoom is not None:
         return steps[1][0], steps[2][1]
@@ -243,7 +244,7 @@ def layout(s: Scenario) -> Layout:
     rows = _host_rows(ranks[0], lo, hi)
     if multi:
         # Compute, copy and NCCL lanes for each rank (stage), as HTA or an nsys multi-report shows; rank 0 first.
-        noun = "stage" if s.signature == "pipeline_bubbles" else "rank"
+        noun = "stage" if is_pipeline(s.trace) else "rank"
         for rank in ranks[:MAX_RANK_LANES]:
             rows += _stream_rows(rank, lo, hi, f"{noun} {rank.rank}")
     else:

@@ -57,6 +57,7 @@ HOSTS: dict[str, tuple[tuple[str, float], ...]] = {
     "pipeline_bubbles": ((PIPELINE, 1.0),),
 }
 
+
 def context_guess_bound() -> float:
     """The best top-1 a classifier that reads the family perfectly from the words can reach: in each family it
     names the signature of the heaviest weight there."""

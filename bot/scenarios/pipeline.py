@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .kernels import NCCL_SENDRECV
+from .model import Category, Trace
+
 
 @dataclass(frozen=True, slots=True)
 class PipeOp:
@@ -66,3 +69,11 @@ def schedule(
 
 def ideal_bubble_fraction(stages: int, micros: int) -> float:
     return (stages - 1) / (micros + stages - 1)
+
+
+def is_pipeline(trace: Trace) -> bool:
+    """Ranks that are pipeline stages: more than one, exchanging activations point to point. Read from the trace,
+    so every drill of the pipeline family is drawn and named alike whatever is injected."""
+    if trace.world_size < 2:
+        return False
+    return any(e.name == NCCL_SENDRECV for e in trace.ranks[0].kernels() if e.category is Category.NCCL)

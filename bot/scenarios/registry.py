@@ -9,6 +9,7 @@ from importlib import import_module
 import numpy as np
 
 from .common import make_rng
+from .families import HOSTS, forced_family
 from .ids import DIFFICULTIES, MAX_SEED, SIGNATURE_IDS
 from .model import Scenario
 
@@ -51,3 +52,12 @@ def generate(signature_id: str, seed: int, difficulty: str = "medium") -> Scenar
     if not 0 <= seed <= MAX_SEED:
         raise ValueError(f"seed must be between 0 and {MAX_SEED}, got {seed}")
     return info.generate(make_rng(signature_id, seed, difficulty), difficulty, seed)
+
+
+def generate_in_family(signature_id: str, family: str, seed: int, difficulty: str = "medium") -> Scenario:
+    """The drill of (signature, seed, difficulty) forced into one of the signature's families, to measure a family
+    on its own; where the seed draws that family anyway, the same drill as `generate`."""
+    if family not in {f for f, _ in HOSTS[signature(signature_id).id]}:
+        raise ValueError(f"{signature_id} is not hosted by {family!r}")
+    with forced_family(family):
+        return generate(signature_id, seed, difficulty)

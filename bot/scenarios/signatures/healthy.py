@@ -8,9 +8,10 @@ from .. import serving_healthy
 from ..busy import busy_program
 from ..common import ms, pct, setup_figures
 from ..dp import finish_training, run_dp
-from ..families import SERVING, draw_family, draw_family_training, setup_context
+from ..families import PIPELINE, SERVING, draw_family, draw_family_training, setup_context
 from ..figures import hta_view, top_kernels
 from ..model import Annotation, Reveal, Scenario
+from ..pipeline_healthy import generate_healthy
 from ..sim import COMPUTE, NCCL
 
 ID = "healthy"
@@ -23,6 +24,8 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     family = draw_family(rng, ID)
     if family == SERVING:
         return serving_healthy.generate(ID, rng, difficulty, seed)
+    if family == PIPELINE:
+        return generate_healthy(ID, rng, difficulty, seed)
     setup = draw_family_training(rng, family, (250.0, 700.0))
     plan = busy_program(setup, rng, allow_resize=True)
     setup = plan.setup

@@ -9,10 +9,11 @@ import numpy as np
 from ..comm import comm_context, comm_share_plan, draw_comm_setup
 from ..common import by_difficulty, ddp_buckets, gb, ms, setup_figures
 from ..dp import finish_training, run_dp
-from ..families import draw_family
+from ..families import PIPELINE, draw_family
 from ..figures import hta_view
 from ..intervals import union
 from ..model import Annotation, Category, Reveal, Scenario
+from ..pipeline_straggler import generate_straggler
 from ..sim import COMPUTE, NCCL
 from ..training import transformer_program
 
@@ -24,6 +25,8 @@ TWIN = "unoverlapped_allreduce"
 
 def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     family = draw_family(rng, ID)
+    if family == PIPELINE:
+        return generate_straggler(ID, rng, difficulty, seed)
     setup = draw_comm_setup(rng, family)
     setup, busbw, xfer = comm_share_plan(setup, float(rng.uniform(0.08, 0.16)), rng, (0.8, 1.0))
     slow = by_difficulty(difficulty, (1.35, 1.6), (1.2, 1.35), (1.1, 1.18), rng)
