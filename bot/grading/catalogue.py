@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .evidence import Claims
+from .evidence import Claims, named_only_in_remedies
 from .matcher import Reply
 from .rulebook import CompiledRubric, RulePart
 
@@ -25,6 +25,16 @@ _SENTENCE = re.compile(r"[.;:!?\n]+(?:\s|$)|\s[-–—]+\s")
 _ITEM_SEPARATOR = re.compile(r",(?!\d{3})|\s/\s|(?<=[a-z_)])/(?=[a-z])|\s+or\s+")
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+", re.MULTILINE)
 _LIST_ITEM = re.compile(r"[,/|]")
+# The reply says it will run every check and apply whichever fix lights up: a plan over a list, not a diagnosis.
+_WORKS_THE_LIST = re.compile(
+    r"\bwhichever\b|\b(?:go|going|work|working|walk|run|running) (?:down|through) (?:the|this|that|my|them|each|all)"
+    r"|\bone (?:at a|by) (?:time|one)\b|\blet the (?:measurements?|numbers|data|evidence|results) (?:decide|tell|pick)"
+    r"|\b(?:apply|pick|use) the (?:matching|corresponding|right|appropriate) (?:fix|one|remedy)"
+    r"|\bany of (?:these|those|them) (?:can|could|might|would)\b"
+    r"|\b(?:check|try|measure|fix|cover|rule out) (?:them )?all\b"
+    r"|\b(?:full|whole|usual) (?:battery|checklist|list|playbook|tree)\b"
+    r"|\bthe usual suspects\b|\bin (?:that|this) order\b|\brespectively\b"
+)
 NETWORK = "network"  # NCCL knobs and the fabric: a hypothesis outside the ten, still a topic
 
 
@@ -61,6 +71,7 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
         or _uncommitted_catalogue(t)
         or _headed_catalogue(t)
         or (committed_to is None and _offered_with_fixes(t))
+        or _shotgun(t, reply, rubrics)
     )
 
 
@@ -128,10 +139,13 @@ def _headed_catalogue(t: _Topics) -> bool:
     """A verdict up front does not license a catalogue after it: "it's X; could also be Y; worth ruling out Z …"
     with checks or fixes for three other signatures, at a few words each, is the same list with a header."""
     committed_to = t.claims.committed_to
+    # "healthy" is a foil (a busy timeline is often called healthy on the way to the real answer), unless the reply
+    # offers it as a topic of its own: named, and its "stop here" offered too
+    foils = {committed_to} | (set() if "healthy" in t.named & t.fixed else {"healthy"})
     return (
         committed_to is not None
-        and bool(t.named - {committed_to, "healthy"})
-        and len(t.touched - {committed_to, "healthy"}) >= STUFFED_TOPICS - 1
+        and bool(t.named - foils)
+        and len(t.touched - foils) >= STUFFED_TOPICS - 1
         and t.words <= HEADED_CATALOGUE_WORDS_PER_TOPIC * len(t.touched)
     )
 
@@ -146,6 +160,27 @@ def _offered_with_fixes(t: _Topics) -> bool:
         and len(t.fixed & named) >= 1
         and not any(t.branches)
     )
+
+
+def _shotgun(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """Checks or fixes of three or more signatures, each in words of its own, and no diagnosis stands out: none is
+    named except as the object of a check or fix (and fixes of three signatures are offered), every one named is
+    offered as a possibility with no "if it's X, do A" branch, or the reply says it will work through the list and
+    apply whichever fix matches. No word count: a catalogue dressed as long prose is still a catalogue."""
+    real = {s for s in t.measured | t.fixed if s in rubrics}
+    if len(real) < STUFFED_TOPICS - 1 or len(_distinct_topics(reply, rubrics, real)) < STUFFED_TOPICS - 1:
+        return False
+    claims = t.claims
+    if not claims.evidence:
+        return True
+    fixes = {s for s in t.fixed if s in rubrics}
+    if len(_distinct_topics(reply, rubrics, fixes)) >= STUFFED_TOPICS - 1 and named_only_in_remedies(
+        reply, rubrics, claims
+    ):
+        return True
+    if claims.undecided == len(t.named) and not any(t.branches):
+        return True
+    return claims.committed_to is None and bool(_WORKS_THE_LIST.search(reply.text))
 
 
 def _distinct_topics(reply: Reply, rubrics: dict[str, CompiledRubric], signatures: set[str]) -> frozenset[str]:

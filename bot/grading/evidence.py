@@ -72,7 +72,15 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
         evidence = _evidence(reply, rubrics, commits, skip_tools=True, several=True) or evidence
     strong = frozenset(s for s, e in evidence.items() if e.strength >= 1.0)
     weak = frozenset(s for s, e in evidence.items() if e.strength < 1.0)
-    committed = strong or weak
+    # a name offered only as a possibility ("sometimes the allocator does this") does not outrank a symptom the reply
+    # commits to ("it's the loader"): then both are in play and support decides
+    firm_weak = frozenset(s for s in weak if evidence[s].asserted_in)
+    if not strong:
+        committed = weak
+    elif any(evidence[s].decided for s in strong) or not firm_weak:
+        committed = strong
+    else:
+        committed = strong | firm_weak
     if _OPENING_GUESS.search(reply.clauses[0].text):
         # "maybe the dataloader? the gpu idles at step start…": the opening guess sets the tone of what follows
         for e in evidence.values():
@@ -82,6 +90,12 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
     firm = named is not None and evidence[named].decided and evidence[named].confident
     undecided = sum(1 for e in evidence.values() if not e.decided)
     return Claims(evidence, several, strong | weak, committed, named, named if firm else None, undecided)
+
+
+def named_only_in_remedies(reply: Reply, rubrics: dict[str, CompiledRubric], claims: Claims) -> bool:
+    """Every diagnosis the reply names is only the object of one of its own checks or fixes ("more dataloader
+    workers", "time next()"): the reply names remedies, not a diagnosis."""
+    return bool(claims.evidence) and not _evidence(reply, rubrics, {}, skip_tools=True)
 
 
 def _evidence(

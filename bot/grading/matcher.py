@@ -107,7 +107,8 @@ class Reply:
         reading = self.readings.get(number)
         if reading is None:
             lead = self.clauses[number - 1] if number > 0 else None
-            reading = self.readings[number] = ClauseReading(self.clauses[number], lead, self.undecided)
+            follow = self.clauses[number + 1] if number + 1 < len(self.clauses) else None
+            reading = self.readings[number] = ClauseReading(self.clauses[number], lead, self.undecided, follow)
         return reading
 
     def _match(

@@ -16,7 +16,8 @@ _NEGATION_BEFORE = re.compile(
     r"(?:\bnot\b|\bno\b|\bzero\b|n't\b|\bnever\b|\bnor\b|\bwithout\b|\brather than\b|\binstead of\b"
     r"|\brul(?:e|ed|ing) out\b"
     r"|\bunlikely\b|\bdoubt\b|\bneither\b|\bagainst\b|\bnot a\b|\bisn'?t\b|\bexclud\w*|\breject\w*|\bdismiss\w*"
-    r"|\bfirst (?:i )?(?:thought|guess\w*)|\bmy first guess\b|\btempting\b|\bwrong\b|\bthe alternative\b"
+    r"|\bfirst (?:i )?(?:thought|guess\w*)|\bmy first guess\b|\bat first\b"
+    r"|\b(?:made|had|got) me (?:think\w*|suspect\w*|wonder\w*)|\btempting\b|\bwrong\b|\bthe alternative\b"
     r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b"
     r"|\b(?:someone|somebody|people|others)(?: \w+)? (?:said|says|suggested|claimed|thought|blamed)\b)"
     r"(?:[^\w.;,]+(?!or\b|and\b|nor\b)[\w'-]+){0,4}[^\w.;,]*$"  # ≤ 4 words between negation and match, no "or"
@@ -27,7 +28,8 @@ _EXONERATED_AFTER = re.compile(
     r"\b(?:isn'?t|aren'?t|wasn'?t|is not|are not|was not)\s+(?:it|the (?:problem|issue|cause|culprit|bottleneck))"
     r"|\bis a red herring\b|\b(?:can|could)\s*(?:not|n't)\s+(?:explain|account)|\bdoesn'?t (?:explain|fit)"
     r"|\bwouldn'?t (?:explain|fit)|\bis wrong\b|\bis a trap\b|\bis the trap\b"
-    r"|\b(?:would be|was|is) (?:my|the|everyone'?s) first (?:guess|thought|read|instinct|reflex|hypothesis))"
+    r"|\b(?:would be|was|is) (?:my|the|everyone'?s) first (?:guess|thought|read|instinct|reflex|hypothesis)"
+    r"|\bat first (?:glance|sight)|\bon the surface\b|\b(?:made|had|got) me (?:think|suspect|wonder))"
 )
 # A diagnosis named inside a fix ("remove the torch.cuda.synchronize() before the all-reduce") is not a claim.
 _FIX_CONTEXT_BEFORE = re.compile(
@@ -72,6 +74,16 @@ _ALTERNATIVE = re.compile(
     r"|\bone of (?:the|those|these) (?:two|three|few|several|options|candidates|possibilities)\b"
     r"|\b(?:not sure|unsure) (?:if|whether|which)\b|\bdepends (?:on )?which\b|\bor\b[^.;]{0,60}\?\s*$|\bwhich is it\b"
     r"|\bsometimes (?:it'?s|it is|that'?s)\b[^.;]{0,80}\bsometimes\b"  # "sometimes it's X, sometimes Y"
+    # a cause offered as what happens in general, one of a family: "in some jobs it's X", "occasionally the host …",
+    # "the second suspect is …", "the same picture fits X, Y and Z"
+    r"|\b(?:in (?:some|other|many|a few) (?:jobs|cases|runs|setups|traces|workloads)"
+    r"|sometimes (?:it'?s|it is|the|a|you)|occasionally|other times)\b"
+    r"|\bthe (?:first|second|third|fourth|fifth|next|last|other) (?:family|suspect|candidate|possibility|option|story"
+    r"|hypothesis|culprit|kind|class|usual suspect)\b"
+    r"|\b(?:and|then) the (?:second|third|fourth|fifth|last) (?:is|one)\b"
+    r"|\banother (?:possibility|candidate|suspect|option|explanation|culprit)\b"
+    r"|\b(?:picture|shape|pattern|symptom|trace|this) (?:also |equally )?(?:fits|matches)\b[^.;]{0,80}\b(?:and|or)\b"
+    r"|\bcan (?:also )?be\b[^.;]{0,80}\bor\b"
     r"|\bor\b[^.;]*\bor\b"  # X or Y or Z
 )
 # "X, Y or Z": a pattern of its own (it starts at any letter: inside the alternation above it made it 5× slower),
@@ -80,7 +92,7 @@ _LISTED_OPTIONS = re.compile(r"\w(?:,\s*[\w./()-]+(?:\s+[\w./()-]+){0,2}){1,},?\
 # Words _ALTERNATIVE cannot match without (a quick test first: most clauses hold none of them).
 _ALTERNATIVE_HINT = re.compile(
     r"\b(?:either|could|might|may|or|weigh\w*|can'?t|cannot|hard|too early|one|not sure|unsure|depends|which"
-    r"|sometimes)\b"
+    r"|sometimes|some|other|occasionally|first|second|third|fourth|fifth|next|last|another|fits|matches|can)\b"
 )
 _CONDITION_WORDS = ("if", "when", "unless", "whether", "assuming", "in case")
 # A condition: "if it's X, do A". With several diagnoses in play it offers X as one branch; with one, it is how
@@ -90,6 +102,11 @@ _CONDITION = re.compile(
 )
 # A clause that introduces a list of checks ("Before touching anything I'd check:", "To confirm:").
 _LEADS_INTO_CHECKS = re.compile(r"\b(?:check|measure|verify|confirm|look at|inspect|test|checks|measurements?)\W*$")
+# The next clause denies this one: "sometimes the allocator causes this, but not here".
+DENIED_BY_NEXT = re.compile(
+    r"^\W*(?:not here|not this time|not in this (?:case|trace|run|one)|not the case here|not what'?s happening"
+    r"|that'?s not (?:it|what'?s happening|the case)(?: here)?|doesn'?t apply here|no such luck)\b"
+)
 # A sarcasm tag: the clause it closes says the opposite of what it claims.
 _SARCASM = re.compile(r"(?:^|\s)/s\b")
 # The reply says outright that it does not commit.
@@ -102,11 +119,11 @@ UNDECIDED = re.compile(
 # Words one of the polarity patterns above needs (a superset): a clause without any skips those patterns.
 _NEGATION_KEYWORD = re.compile(
     r"\b(?:not|no|zero|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
-    r"|dismiss\w*|first|tempting|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
+    r"|dismiss\w*|first|me|tempting|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
     r"|claimed|blamed)\b|n't\b"
 )
 _EXONERATION_KEYWORD = re.compile(
-    r"\b(?:fine|ok|okay|good|normal|innocent|irrelevant|healthy|herring|not|ruled|isnt|arent|wasnt|explain|account"
+    r"\b(?:first|surface|me|fine|ok|okay|good|normal|innocent|irrelevant|healthy|herring|not|ruled|isnt|arent|wasnt|explain|account"
     r"|fit|wrong|trap)\b|n't\b"
 )
 _CONTEXT_KEYWORD = re.compile(
@@ -125,6 +142,7 @@ class ClauseReading:
         "_after",
         "_before",
         "_context",
+        "_denied",
         "_flags",
         "_inside",
         "_keywords",
@@ -133,8 +151,9 @@ class ClauseReading:
         "undecided",
     )
 
-    def __init__(self, clause: Clause, lead: Clause | None, undecided: bool) -> None:
+    def __init__(self, clause: Clause, lead: Clause | None, undecided: bool, follow: Clause | None = None) -> None:
         self.text = clause.text
+        self._denied = follow is not None and bool(DENIED_BY_NEXT.search(follow.text))
         self.undecided = undecided  # the whole reply refuses to commit
         self._lead_lists_checks = lead is not None and lead.colon and bool(_LEADS_INTO_CHECKS.search(lead.text))
         text = self.text
@@ -153,6 +172,8 @@ class ClauseReading:
 
     def negated(self, start: int, end: int, negative_rule: bool) -> bool:
         """The words at text[start:end] are denied, exonerated or rejected ("not X", "X is fine", "rule out X")."""
+        if self._denied:
+            return True
         may_negate, may_exonerate = self._keywords[0], self._keywords[1]
         if may_negate and self._negation_before(start):
             return True
