@@ -55,7 +55,9 @@ HEDGE = re.compile(
 # Further marks of a tentative diagnosis (they do not make a check or a fix tentative).
 _TENTATIVE = re.compile(
     r"\b(?:i think|i suspect|suspect|i'?d guess|probably|prob|my guess|afaict|i believe|idk|(?:want|like) to confirm|"
-    r"to be sure|before (?:saying|committing)|haven'?t (?:verified|checked|confirmed)|not verified|hold it loosely|"
+    r"to be sure|before (?:saying|committing)|i reckon|reckon|my hunch|hunch is|gut (?:says|feeling)|i feel like|"
+    r"feels like|i wonder (?:if|whether)|not 100 ?%|not entirely sure|not certain|could be wrong|"
+    r"haven'?t (?:verified|checked|confirmed)|not verified|hold it loosely|"
     r"i'?m not certain|might|may be)\b"
 )
 # A check or fix offered without conviction ("cuda graphs might help", "could try more workers"): ½ for that part,
@@ -64,6 +66,9 @@ _SOFT_REMEDY = re.compile(
     r"\b(?:might|could|may|should) (?:help|work|fix it|be worth)|\b(?:could|might|maybe|perhaps) try\b"
     r"|\bworth (?:a )?try|\bworth trying\b|\bnot sure (?:it|that|this) (?:helps|works|will)|\bi'?d try\b.*\bsee\b"
     r"|\bsee if (?:it|that) helps\b"
+    r"|\b(?:i'?d|i would|we'?d|we could|you could|you might) (?:probably|likely|maybe|perhaps)\b"
+    r"|\b(?:probably|likely) (?:just )?(?:leave|stop|ship|add|use|try|bump|raise|increase|set|switch|move|enable"
+    r"|turn|drop|remove|fix|help|be enough)\b|\bprobably\W*$"
 )
 # Offering two or more possibilities in one breath ("either X or Y", "could be X, could be Y", "can't tell").
 _ALTERNATIVE = re.compile(
@@ -107,6 +112,12 @@ DENIED_BY_NEXT = re.compile(
     r"^\W*(?:not here|not this time|not in this (?:case|trace|run|one)|not the case here|not what'?s happening"
     r"|that'?s not (?:it|what'?s happening|the case)(?: here)?|doesn'?t apply here|no such luck)\b"
 )
+# The next clause, all of it, hedges this one: "… isn't overlapping, though I'm not certain" (not "not sure about
+# the fix", which hedges what follows).
+HEDGED_BY_NEXT = re.compile(
+    r"^\W*(?:i'?m |i am )?(?:not (?:certain|sure|100 ?%|entirely sure|confident|positive)|could be wrong|might be wrong"
+    r"|don'?t quote me|unverified|just a guess|only a guess|a guess)(?: (?:yet|tho|though|of (?:it|that)))?\W*$"
+)
 # A sarcasm tag: the clause it closes says the opposite of what it claims.
 _SARCASM = re.compile(r"(?:^|\s)/s\b")
 # The reply says outright that it does not commit.
@@ -144,6 +155,7 @@ class ClauseReading:
         "_context",
         "_denied",
         "_flags",
+        "_hedged_by_next",
         "_inside",
         "_keywords",
         "_lead_lists_checks",
@@ -154,6 +166,7 @@ class ClauseReading:
     def __init__(self, clause: Clause, lead: Clause | None, undecided: bool, follow: Clause | None = None) -> None:
         self.text = clause.text
         self._denied = follow is not None and bool(DENIED_BY_NEXT.search(follow.text))
+        self._hedged_by_next = follow is not None and bool(HEDGED_BY_NEXT.search(follow.text))
         self.undecided = undecided  # the whole reply refuses to commit
         self._lead_lists_checks = lead is not None and lead.colon and bool(_LEADS_INTO_CHECKS.search(lead.text))
         text = self.text
@@ -202,7 +215,7 @@ class ClauseReading:
             self._flags = (
                 alternative,
                 alternative or bool(HEDGE.search(text)),
-                bool(_TENTATIVE.search(text)),
+                self._hedged_by_next or bool(_TENTATIVE.search(text)),
                 any(w in text for w in _CONDITION_WORDS) and bool(_CONDITION.search(text)),
                 bool(_SOFT_REMEDY.search(text)),
             )
