@@ -86,6 +86,10 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
         for e in evidence.values():
             if not e.asserted_in:
                 e.confident = False
+    if "healthy" in committed and _clean_timeline_first(evidence, committed):
+        # "the timeline is clean, so I look at the top kernel: it's memory-bound": a clean timeline is the first
+        # step of reading order, not a verdict beside the problem the reply goes on to find
+        committed = committed - {"healthy"}
     named = _choose(committed, evidence)
     firm = named is not None and evidence[named].decided and evidence[named].confident
     undecided = sum(1 for e in evidence.values() if not e.decided)
@@ -96,6 +100,18 @@ def named_only_in_remedies(reply: Reply, rubrics: dict[str, CompiledRubric], cla
     """Every diagnosis the reply names is only the object of one of its own checks or fixes ("more dataloader
     workers", "time next()"): the reply names remedies, not a diagnosis."""
     return bool(claims.evidence) and not _evidence(reply, rubrics, {}, skip_tools=True)
+
+
+def _clean_timeline_first(evidence: dict[str, Evidence], committed: frozenset[str]) -> bool:
+    """The reply calls the timeline clean, then names one problem, decided, further on."""
+    healthy = evidence["healthy"]
+    others = [evidence[s] for s in committed if s != "healthy"]
+    return (
+        "timeline" in healthy.first.clause.text
+        and len(others) == 1
+        and others[0].decided
+        and others[0].first_at > healthy.first_at
+    )
 
 
 def _evidence(

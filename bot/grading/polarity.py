@@ -72,7 +72,8 @@ _SOFT_REMEDY = re.compile(
 )
 # Offering two or more possibilities in one breath ("either X or Y", "could be X, could be Y", "can't tell").
 _ALTERNATIVE = re.compile(
-    r"\beither\b|\b(?:could|might|may) (?:also )?be\b[^.;]{0,80}\bor\b|\bweigh\w*\b[^.;]{0,80}\bagainst\b"
+    r"\beither\b(?=[^.;]{0,80}\bor\b)|\beither (?:one|way|of (?:them|those|these|the two))\b"  # not "isn't X either"
+    r"|\b(?:could|might|may) (?:also )?be\b[^.;]{0,80}\bor\b|\bweigh\w*\b[^.;]{0,80}\bagainst\b"
     r"|\bor\b[^.;]{0,80}\b(?:could|might|may) (?:also )?be\b"
     r"|\b(?:could|might|may) (?:also |just )?be\b.*\b(?:could|might|may) (?:also |just )?be\b"  # could be X, could be Y
     r"|\b(?:can'?t|cannot|hard to|too early to) (?:tell|say|decide|distinguish)\b"
@@ -100,10 +101,12 @@ _ALTERNATIVE_HINT = re.compile(
     r"|sometimes|some|other|occasionally|first|second|third|fourth|fifth|next|last|another|fits|matches|can)\b"
 )
 _CONDITION_WORDS = ("if", "when", "unless", "whether", "assuming", "in case")
-# A condition: "if it's X, do A". With several diagnoses in play it offers X as one branch; with one, it is how
-# the reply would confirm its only diagnosis ("if it jumps, the loader can't keep up").
+# A condition: "if it's X, do A". With several diagnoses in play it offers X as one branch; with one, it is how the
+# reply would confirm its only diagnosis ("if it jumps, the loader can't keep up"). "If you divide the bytes by the
+# time you get 3 TB/s" describes how to run a check, not a branch ("if you see one all-reduce, …" still is one).
 _CONDITION = re.compile(
-    r"^\W*(?:if|when|unless|whether|assuming|in case)\b|\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b"
+    r"^\W*(?:if|when|unless|whether|assuming|in case)\b(?! (?:you|we) (?!see\b|find\b|get\b))"
+    r"|\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b"
 )
 # A clause that introduces a list of checks ("Before touching anything I'd check:", "To confirm:").
 _LEADS_INTO_CHECKS = re.compile(r"\b(?:check|measure|verify|confirm|look at|inspect|test|checks|measurements?)\W*$")

@@ -42,6 +42,7 @@ _ARROW = re.compile(r"\s*(?:-+>|=>)\s*")
 _FENCE = re.compile(r"```[a-zA-Z0-9_+-]*")
 _MARKDOWN = re.compile(r"[*`>#~|]+|(?<!\w)_+|_+(?!\w)")
 _MARKDOWN_CHARS = "*`>#~|_"
+_SPACE_RUN = re.compile(r"(?<=\w)[ \t]{2,}(?=\w)")
 _MENTION = re.compile(r"<[@#!][^>]{0,80}>")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9']*[a-z0-9]|[a-z0-9]")
 # Clause boundaries: sentence punctuation, dashes, and the turns where one claim ends and another begins.
@@ -80,6 +81,8 @@ def clean(raw: str) -> str:
     text = unicodedata.normalize("NFKC", raw)
     if _NT.search(text):
         text = _BARE_CONTRACTION.sub(r"\1n't", text)  # "isnt overlapping" is a negation typed without the apostrophe
+    if "  " in text:
+        text = _SPACE_RUN.sub("\n ", text)  # chat lines pasted without their line breaks: a run of spaces ends a line
     text = _CONTROL.sub(" ", text)
     text = _MENTION.sub(" ", text)
     text = _DUNDER.sub(r"dunder\1", text)  # __next__ is code, not markdown emphasis
