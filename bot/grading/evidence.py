@@ -66,7 +66,7 @@ class Claims:
 
 def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
     commits: dict[int, bool] = {}  # per clause: it commits ("it's …", "my money is on …"), read once
-    evidence = _evidence(reply, rubrics, commits)
+    evidence = _evidence(reply, rubrics, commits) or _implied(reply, rubrics)
     several = len(evidence) >= 2  # with several diagnoses in play, "if it's X" offers X as one branch
     if several:  # the ones named only inside a check or a fix step back
         evidence = _evidence(reply, rubrics, commits, skip_tools=True, several=True) or evidence
@@ -100,6 +100,29 @@ def named_only_in_remedies(reply: Reply, rubrics: dict[str, CompiledRubric], cla
     """Every diagnosis the reply names is only the object of one of its own checks or fixes ("more dataloader
     workers", "time next()"): the reply names remedies, not a diagnosis."""
     return bool(claims.evidence) and not _evidence(reply, rubrics, {}, skip_tools=True)
+
+
+_DIGIT = re.compile(r"\d")
+
+
+def _implied(reply: Reply, rubrics: dict[str, CompiledRubric]) -> dict[str, Evidence]:
+    """A reply that names no diagnosis but quotes figures, runs one signature's confirming check and applies its
+    fix ("cudaLaunchKernel 3,120 calls, 29.8 of the 31 ms step … capture it in a CUDA graph") has diagnosed it in
+    numbers: that signature, when it is the only one with both a firm check and a firm fix."""
+    if not _DIGIT.search(reply.text):
+        return {}
+    found: dict[str, Evidence] = {}
+    for sig, comp in rubrics.items():
+        checks = [m for m in reply.find(comp.measurement) if _firm(m)]
+        fixes = [m for m in reply.find(comp.fix) if _firm(m)]
+        if checks and fixes:
+            m = checks[0]
+            found[sig] = Evidence(0.5, m, {m.at[0]}, set(), True, True, m.at[0])
+    return found if len(found) == 1 else {}
+
+
+def _firm(m: Match) -> bool:
+    return m.positive and not m.hedged and not m.conditional and not m.alternative
 
 
 def _clean_timeline_first(evidence: dict[str, Evidence], committed: frozenset[str]) -> bool:
