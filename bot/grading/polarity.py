@@ -41,6 +41,10 @@ _FIX_CONTEXT_BEFORE = re.compile(
 _MEASURE_CONTEXT_BEFORE = re.compile(
     r"\b(?:count|counting|grep|look for|looking for|search for|check for|find|above each|measure|plot|correlate|compare"
     r"|how many|number of|(?:check|see|test|verify|confirm|tell)(?:ing)? (?:whether|if))\b[^.;]{0,20}$"
+    # "cuda_api_sum for launches, memory_stats for the allocator": a tool and what it would catch
+    r"|\b(?:memorystats|memorysnapshot|ncu|nsys|mfu|hta|dcgm|nvidiasmi|syncdebugmode|withstack|cudaapisum"
+    r"|cudagpukernsum|kernelsum|allocretries|torchdistributeddebug|busbw)"
+    r"\s+(?:for|to (?:check|find|catch|rule out|spot))\s+(?:the |a |any )?$"
 )
 _NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
 _NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|it)\b")
@@ -109,7 +113,10 @@ _CONDITION = re.compile(
     r"|\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b"
 )
 # A clause that introduces a list of checks ("Before touching anything I'd check:", "To confirm:").
-_LEADS_INTO_CHECKS = re.compile(r"\b(?:check|measure|verify|confirm|look at|inspect|test|checks|measurements?)\W*$")
+_LEADS_INTO_CHECKS = re.compile(
+    r"\b(?:check|measure|verify|confirm|look at|inspect|test|checks|measurements?|battery|checklist|the following"
+    r"|suspects|candidates)\W*$"
+)
 # The next clause denies this one: "sometimes the allocator causes this, but not here".
 DENIED_BY_NEXT = re.compile(
     r"^\W*(?:not here|not this time|not in this (?:case|trace|run|one)|not the case here|not what'?s happening"
@@ -143,7 +150,9 @@ _EXONERATION_KEYWORD = re.compile(
 _CONTEXT_KEYWORD = re.compile(
     r"\b(?:remov\w*|drop\w*|avoid\w*|get rid|eliminate|delete|take out|stop calling|no more|fix\w*|cut\w*"
     r"|shav\w*|reduc\w*|hid\w*|amorti[sz]e|lower\w*|count\w*|grep|look\w* for|search for|check for|find"
-    r"|above each|measure|plot|correlate|compare|how many|number of|whether|if)\b"
+    r"|above each|measure|plot|correlate|compare|how many|number of|whether|if|memorystats|memorysnapshot|ncu|nsys"
+    r"|mfu|hta|dcgm|nvidiasmi|syncdebugmode|withstack|cudaapisum|cudagpukernsum|kernelsum|allocretries"
+    r"|torchdistributeddebug|busbw)\b"
 )
 
 Flags = tuple[bool, bool, bool, bool, bool]  # (offers alternatives, hedged, tentative, conditional, soft remedy)
