@@ -1,6 +1,6 @@
 """Generalisation checks written fresh for the grader (tests/data/grading_generalise.txt, none from a labelled
-corpus): for each concept or rule that was broadened, replies in other words that must earn their parts, and near
-misses (catalogues, twins, hedges) that must not.
+corpus; "\\n" in a reply is a line break): for each concept or rule that was broadened, replies in other words that
+must earn their parts, and near misses (catalogues, twins, hedges) that must not.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def _rows() -> list[tuple[str, tuple[float, float, float], str]]:
         signature, expected, answer = (x.strip() for x in line.split("|", 2))
         credits = (0.0, 0.0, 0.0) if expected == "S" else tuple(float(x) for x in expected.split())
         assert len(credits) == 3, line
-        rows.append((signature, (credits[0], credits[1], credits[2]), answer))
+        rows.append((signature, (credits[0], credits[1], credits[2]), answer.replace("\\n", "\n")))
     return rows
 
 

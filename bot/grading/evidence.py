@@ -34,6 +34,7 @@ class Evidence:
     confident: bool  # never hedged, or asserted outright somewhere ("it's …" without a "maybe")
     decided: bool  # some match is not offered as one of several possibilities
     first_at: int  # the first clause that names it
+    first_offered: bool = False  # first named only in a list of candidates
 
     def add(self, m: Match, asserted: bool, offered: bool) -> None:
         """Another positive match of the same strength."""
@@ -43,8 +44,10 @@ class Evidence:
             self.asserted_in.add(at)
         if self.first.hedged and not m.hedged:
             self.first = m
-        if asserted and not m.hedged:
-            self.confident = True  # an outright assertion anywhere commits
+        if (asserted or self.first_offered) and not m.hedged:
+            # an outright assertion anywhere commits; so does a plain statement after the name was first only
+            # listed among candidates ("three suspects: X, Y, Z … it's Z")
+            self.confident = True
         elif at < self.first_at:  # otherwise the diagnosis stands or falls with its first statement
             self.confident = not m.hedged
         self.first_at = min(self.first_at, at)
@@ -86,6 +89,10 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
         for e in evidence.values():
             if not e.asserted_in:
                 e.confident = False
+    verdicts = frozenset(s for s in committed if evidence[s].decided and evidence[s].asserted_in)
+    if len(verdicts) == 1 and all(not evidence[s].decided for s in committed - verdicts):
+        # names only offered as candidates step back for the one the reply goes on to give as its verdict
+        committed = verdicts
     if "healthy" in committed and _clean_timeline_first(evidence, committed):
         # "the timeline is clean, so I look at the top kernel: it's memory-bound": a clean timeline is the first
         # step of reading order, not a verdict beside the problem the reply goes on to find
@@ -160,9 +167,13 @@ def _evidence(
             if e is None or m.phrase.weight > e.strength:
                 committed = {at} if asserted and not m.hedged else set()
                 first_at = at if e is None else min(at, e.first_at)
-                out[sig] = Evidence(m.phrase.weight, m, {at}, committed, not m.hedged, not offered, first_at)
+                out[sig] = Evidence(
+                    m.phrase.weight, m, {at}, committed, not m.hedged, not offered, first_at, m.alternative
+                )
             elif m.phrase.weight == e.strength:
                 e.add(m, asserted, offered)
+            elif asserted and not m.hedged:
+                e.asserted_in.add(at)  # "… it's the input pipeline": a plain word, but a verdict
     return out
 
 

@@ -114,13 +114,25 @@ _CONDITION = re.compile(
 )
 # A clause that introduces a list of checks ("Before touching anything I'd check:", "To confirm:").
 _LEADS_INTO_CHECKS = re.compile(
-    r"\b(?:check|measure|verify|confirm|look at|inspect|test|checks|measurements?|battery|checklist|the following"
-    r"|suspects|candidates)\W*$"
+    r"\b(?:check|measure|verify|confirm|look at|inspect|test|checks|measurements?|battery|checklist)\W*$"
+)
+# A clause that introduces candidates ("the usual suspects:", "I weighed three things for the gap:"): what follows
+# is offered as possibilities, for the reply to rule in or out.
+_LEADS_INTO_CANDIDATES = re.compile(
+    r"\b(?:suspects|candidates|possibilities|hypotheses|explanations|culprits|the following)\W*$"
+    r"|\b(?:two|three|four|five|several|a few|\d) (?:causes|stories|readings|possibilities|hypotheses|candidates"
+    r"|suspects|explanations)\b[^.;]*$"
+    r"|\b(?:weighed|considered|suspected|see|saw|can think of) (?:two|three|four|several|a few) (?:things|options)"
+    r"\b[^.;]*$"
 )
 # The next clause denies this one: "sometimes the allocator causes this, but not here".
 DENIED_BY_NEXT = re.compile(
     r"^\W*(?:not here|not this time|not in this (?:case|trace|run|one)|not the case here|not what'?s happening"
-    r"|that'?s not (?:it|what'?s happening|the case)(?: here)?|doesn'?t apply here|no such luck)\b"
+    r"|that'?s not (?:it|what'?s happening|the case)(?: here)?|doesn'?t apply here|no such luck"
+    r"|(?:and |but )?(?:i )?(?:found|saw|see|there(?:'s| is| are)) (?:none|nothing|no sign) of (?:them|those|these|it)"
+    r"|none of (?:them|those|these) (?:is|are|apply|applies|show|shows|fit|fits|hold)"
+    r"|(?:so |which means )?(?:the first two|both|those|these|all three|all of them) (?:are|is)"
+    r" (?:out|ruled out|excluded))\b"
 )
 # The next clause, all of it, hedges this one: "… isn't overlapping, though I'm not certain" (not "not sure about
 # the fix", which hedges what follows).
@@ -170,6 +182,7 @@ class ClauseReading:
         "_hedged_by_next",
         "_inside",
         "_keywords",
+        "_lead_lists_candidates",
         "_lead_lists_checks",
         "text",
         "undecided",
@@ -181,6 +194,7 @@ class ClauseReading:
         self._hedged_by_next = follow is not None and bool(HEDGED_BY_NEXT.search(follow.text))
         self.undecided = undecided  # the whole reply refuses to commit
         self._lead_lists_checks = lead is not None and lead.colon and bool(_LEADS_INTO_CHECKS.search(lead.text))
+        self._lead_lists_candidates = lead is not None and lead.colon and bool(_LEADS_INTO_CANDIDATES.search(lead.text))
         text = self.text
         # (negation, exoneration, fix/check context, sarcasm tag): whether the clause holds a word the pattern needs
         self._keywords = (
@@ -220,9 +234,13 @@ class ClauseReading:
     def flags(self) -> Flags:
         if self._flags is None:
             text = self.text
-            alternative = self.undecided or bool(
-                _ALTERNATIVE_HINT.search(text)
-                and (_ALTERNATIVE.search(text) or ("," in text and "or" in text and _LISTED_OPTIONS.search(text)))
+            alternative = (
+                self.undecided
+                or self._lead_lists_candidates
+                or bool(
+                    _ALTERNATIVE_HINT.search(text)
+                    and (_ALTERNATIVE.search(text) or ("," in text and "or" in text and _LISTED_OPTIONS.search(text)))
+                )
             )
             self._flags = (
                 alternative,
