@@ -152,11 +152,11 @@ UNDECIDED = re.compile(
 # Words one of the polarity patterns above needs (a superset): a clause without any skips those patterns.
 _NEGATION_KEYWORD = re.compile(
     r"\b(?:not|no|zero|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
-    r"|dismiss\w*|first|me|tempting|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
+    r"|dismiss\w*|first|made|had|got|tempting|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
     r"|claimed|blamed)\b|n't\b"
 )
 _EXONERATION_KEYWORD = re.compile(
-    r"\b(?:first|surface|me|fine|ok|okay|good|normal|innocent|irrelevant|healthy|herring|not|ruled|isnt|arent|wasnt|explain|account"
+    r"\b(?:first|surface|made|had|got|fine|ok|okay|good|normal|innocent|irrelevant|healthy|herring|not|ruled|isnt|arent|wasnt|explain|account"
     r"|fit|wrong|trap)\b|n't\b"
 )
 _CONTEXT_KEYWORD = re.compile(
