@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from .matcher import Match, Reply
+from .polarity import RHETORICAL
 from .rulebook import CompiledRubric
 
 _COMMIT = re.compile(
@@ -84,7 +85,8 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
         committed = strong
     else:
         committed = strong | firm_weak
-    if _OPENING_GUESS.search(reply.clauses[0].text):
+    opening = reply.clauses[0].text
+    if _OPENING_GUESS.search(opening) and not RHETORICAL.search(opening):
         # "maybe the dataloader? the gpu idles at step start…": the opening guess sets the tone of what follows
         for e in evidence.values():
             if not e.asserted_in:

@@ -13,6 +13,7 @@ from .text import Clause, Token, clauses, clean
 
 __all__ = ["Match", "Reply", "engine"]  # engine: `tracedrill serve` compiles the rule book through this name
 
+PARTS_PER_RUBRIC, CHECK_PART = 4, 1  # the rule book numbers each rubric's parts: signature, check, fix, wrong fix
 WINDOW_SLACK = 4  # a k-word phrase may spread over k + 4 words (stop words count), in any order
 _NEGATIONS = frozenset({"not", "no"})
 
@@ -95,7 +96,8 @@ class Reply:
                     same = (part, words, phrase.weight)
                     if same not in seen:
                         seen.add(same)
-                        results[part].append(self._match(number, clause, phrase, chosen, words, naming))
+                        check = part % PARTS_PER_RUBRIC == CHECK_PART
+                        results[part].append(self._match(number, clause, phrase, chosen, words, naming, check))
         for found in results:
             if len(found) > 1:
                 # in reading order: which match is "first" (quoted, and read for the opening tone) must not depend
@@ -112,7 +114,14 @@ class Reply:
         return reading
 
     def _match(
-        self, number: int, clause: Clause, phrase: Phrase, chosen: tuple[int, ...], words: tuple[int, ...], naming: bool
+        self,
+        number: int,
+        clause: Clause,
+        phrase: Phrase,
+        chosen: tuple[int, ...],
+        words: tuple[int, ...],
+        naming: bool,
+        check: bool = False,
     ) -> Match:
         """A rule found on these words (`chosen` in the rule's order, `words` in the clause's), with its polarity."""
         tokens = clause.tokens
@@ -122,6 +131,8 @@ class Reply:
         negated = reading.negated(start, tokens[words[-1]].end, phrase.negative)
         if naming and not negated:
             negated = reading.not_a_claim(start)
+        if not negated and not check:
+            negated = reading.asks()  # "what's num_workers set to?" names and fixes nothing
         alternative, hedged, tentative, conditional, soft = reading.flags()
         return Match(
             phrase,

@@ -16,7 +16,8 @@ _NEGATION_BEFORE = re.compile(
     r"(?:\bnot\b|\bno\b|\bzero\b|n't\b|\bnever\b|\bnor\b|\bwithout\b|\brather than\b|\binstead of\b"
     r"|\brul(?:e|ed|ing) out\b"
     r"|\bunlikely\b|\bdoubt\b|\bneither\b|\bagainst\b|\bnot a\b|\bisn'?t\b|\bexclud\w*|\breject\w*|\bdismiss\w*"
-    r"|\bfirst (?:i )?(?:thought|guess\w*)|\bmy first guess\b|\bat first\b"
+    r"|\bfirst (?:i )?(?:thought|guess\w*)|\bmy first (?:guess|reflex|instinct|thought|read|hunch|impression)\b"
+    r"|\bat first\b"
     r"|\b(?:made|had|got) me (?:think\w*|suspect\w*|wonder\w*)|\btempting\b|\bwrong\b|\bthe alternative\b"
     r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b"
     r"|\b(?:someone|somebody|people|others)(?: \w+)? (?:said|says|suggested|claimed|thought|blamed)\b)"
@@ -140,6 +141,14 @@ HEDGED_BY_NEXT = re.compile(
     r"^\W*(?:i'?m |i am )?(?:not (?:certain|sure|100 ?%|entirely sure|confident|positive)|could be wrong|might be wrong"
     r"|don'?t quote me|unverified|just a guess|only a guess|a guess)(?: (?:yet|tho|though|of (?:it|that)))?\W*$"
 )
+# A question back: the reply asks for something ("what's num_workers set to?", "is this the A100 trace?") and claims,
+# checks or fixes nothing in it. "Could it be X?" offers X (a hedge); "have you tried X?" suggests X.
+QUESTION_BACK = re.compile(
+    r"^\W*(?:(?:wait|ok|okay|so|hmm+|also|and|but|quick q|q)\W+)?(?!have you tried|did you try|what about|how about)"
+    r"(?:what|what'?s|which|how|where|who|do you|does|did|have you|has|can you|can we|could you|would you"
+    r"|any chance|anyone|is this|is that|are these|are those|are you|is there|are there|was this|were you)\b[^?]*\?\s*$"
+)
+RHETORICAL = re.compile(r"^\W*(?:so |and |but )?why\b[^?]*\?\s*$")
 # A sarcasm tag: the clause it closes says the opposite of what it claims.
 _SARCASM = re.compile(r"(?:^|\s)/s\b")
 # The reply says outright that it does not commit.
@@ -175,6 +184,7 @@ class ClauseReading:
 
     __slots__ = (
         "_after",
+        "_asks",
         "_before",
         "_context",
         "_denied",
@@ -191,6 +201,7 @@ class ClauseReading:
     def __init__(self, clause: Clause, lead: Clause | None, undecided: bool, follow: Clause | None = None) -> None:
         self.text = clause.text
         self._denied = follow is not None and bool(DENIED_BY_NEXT.search(follow.text))
+        self._asks = clause.text.endswith("?") and bool(QUESTION_BACK.search(clause.text))
         self._hedged_by_next = follow is not None and bool(HEDGED_BY_NEXT.search(follow.text))
         self.undecided = undecided  # the whole reply refuses to commit
         self._lead_lists_checks = lead is not None and lead.colon and bool(_LEADS_INTO_CHECKS.search(lead.text))
@@ -223,6 +234,11 @@ class ClauseReading:
         # "the all-reduce is not overlapped" ≠ "overlap the all-reduce"
         return may_negate and self._negation_inside(start, end)
 
+    def asks(self) -> bool:
+        """The clause is a question back: it claims no diagnosis and offers no fix (a check asked about — "how many
+        cudaMalloc per step?" — is still a check, offered tentatively)."""
+        return self._asks
+
     def not_a_claim(self, start: int) -> bool:
         """A diagnosis named here is listed as a check, named inside a fix or a check, or said in sarcasm."""
         if self._lead_lists_checks:  # "I'd check: memory_stats, .item() syncs, …" lists checks, it claims nothing
@@ -242,9 +258,10 @@ class ClauseReading:
                     and (_ALTERNATIVE.search(text) or ("," in text and "or" in text and _LISTED_OPTIONS.search(text)))
                 )
             )
+            asked = text[:-1] if RHETORICAL.search(text) else text  # "why is rank 4 slow?" presumes it is
             self._flags = (
                 alternative,
-                alternative or bool(HEDGE.search(text)),
+                alternative or bool(HEDGE.search(asked)),
                 self._hedged_by_next or bool(_TENTATIVE.search(text)),
                 any(w in text for w in _CONDITION_WORDS) and bool(_CONDITION.search(text)),
                 bool(_SOFT_REMEDY.search(text)),

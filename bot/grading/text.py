@@ -48,6 +48,11 @@ FILLERS = frozenset(
 _CONTROL = re.compile(r"[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u206f]")
 _DUNDER = re.compile(r"__([a-z]+)__")
 _ARROW = re.compile(r"\s*(?:-+>|=>)\s*")
+_UNKNOWN_STEP = re.compile(r"→\s*\?+")
+# "comb of µs kernels → launch total ≈ wall time → CUDA graphs": a chain of statements, one clause each; but
+# "if X → do A" stays one clause (the condition holds the fix).
+_CHAIN = re.compile(r"\s→\s")
+_CONDITIONAL = re.compile(r"\b(?:if|when|unless|whether)\b")
 _FENCE = re.compile(r"```[a-zA-Z0-9_+-]*")
 _MARKDOWN = re.compile(r"[*`>#~|]+|(?<!\w)_+|_+(?!\w)")
 _MARKDOWN_CHARS = "*`>#~|_"
@@ -96,7 +101,9 @@ def clean(raw: str) -> str:
     text = _MENTION.sub(" ", text)
     text = _DUNDER.sub(r"dunder\1", text)  # __next__ is code, not markdown emphasis
     if ">" in text:
-        text = _ARROW.sub(" → ", text)  # "if X -> do A" stays one clause (and ">" is not a quote marker)
+        text = _ARROW.sub(" → ", text)  # ">" is not a quote marker
+    if "→" in text:
+        text = _UNKNOWN_STEP.sub("→ unknown", text)  # "slow rank → ? → drain it": a blank, not a question
     text = _FENCE.sub(" ", text)
     if any(ch in text for ch in _MARKDOWN_CHARS):
         text = _MARKDOWN.sub(" ", text)
@@ -136,10 +143,12 @@ def clauses(cleaned: str) -> list[Clause]:
     pos = 0
     for m in [*_CLAUSE.finditer(low), None]:
         end = m.start() if m else len(low)
-        # A question mark stays with its clause: "a straggler?" is a hedge.
-        pieces.append(low[pos:end] + (" ?" if m is not None and "?" in m.group() else ""))
-        spans.append((pos, end))
-        colons.append(m is not None and m.group().startswith(":"))
+        for a, b in _links(low, pos, end):
+            # A question mark stays with its clause: "a straggler?" is a hedge.
+            last = b == end
+            pieces.append(low[a:b] + (" ?" if last and m is not None and "?" in m.group() else ""))
+            spans.append((a, b))
+            colons.append(last and m is not None and m.group().startswith(":"))
         pos = m.end() if m else len(low)
     folded = fold(_SEPARATOR.join(pieces)).split(_SEPARATOR)  # one pass of each pattern over the whole reply
     if len(folded) != len(pieces):  # a spelling swallowed a separator (cannot happen with the bundled ones)
@@ -151,6 +160,18 @@ def clauses(cleaned: str) -> list[Clause]:
         tokens = _tokens(piece)
         if tokens:
             out.append(Clause(piece, cleaned[start:end].strip(), tokens, colon))
+    return out
+
+
+def _links(low: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The links of an arrow chain in low[start:end], or the whole span (no chain, or a conditional one)."""
+    if "→" not in low[start:end] or _CONDITIONAL.search(low, start, end):
+        return [(start, end)]
+    out, pos = [], start
+    for m in _CHAIN.finditer(low, start, end):
+        out.append((pos, m.start()))
+        pos = m.end()
+    out.append((pos, end))
     return out
 
 
