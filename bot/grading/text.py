@@ -48,6 +48,7 @@ FILLERS = frozenset(
 _CONTROL = re.compile(r"[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u206f]")
 _DUNDER = re.compile(r"__([a-z]+)__")
 _ARROW = re.compile(r"\s*(?:-+>|=>)\s*")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _UNKNOWN_STEP = re.compile(r"→\s*\?+")
 # "comb of µs kernels → launch total ≈ wall time → CUDA graphs": a chain of statements, one clause each; but
 # "if X → do A" stays one clause (the condition holds the fix).
@@ -150,7 +151,10 @@ def clauses(cleaned: str) -> list[Clause]:
             spans.append((a, b))
             colons.append(last and m is not None and m.group().startswith(":"))
         pos = m.end() if m else len(low)
-    folded = fold(_SEPARATOR.join(pieces)).split(_SEPARATOR)  # one pass of each pattern over the whole reply
+    joined = fold(_SEPARATOR.join(pieces))  # one pass of each pattern over the whole reply
+    if "," in joined:
+        joined = _THOUSANDS.sub("", joined)  # "5,212 kernels" is one number, not two items of a list
+    folded = joined.split(_SEPARATOR)
     if len(folded) != len(pieces):  # a spelling swallowed a separator (cannot happen with the bundled ones)
         folded = [fold(p) for p in pieces]
     out: list[Clause] = []
