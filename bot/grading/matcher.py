@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, cast
 
 from .phrases import Phrase
-from .polarity import HEDGE, UNDECIDED, ClauseReading
+from .polarity import ANECDOTE, HEDGE, SAME_HERE, UNDECIDED, ClauseReading
 from .rulebook import Engine, RulePart, correct, engine
 from .text import Clause, Token, clauses, clean
 
@@ -46,6 +46,7 @@ class Reply:
     index: list[dict[str, list[int]]]  # per clause: word → positions
     hedged: bool
     undecided: bool = False  # says it will not commit: every mention is one possibility among several
+    told: bool = False  # tells a story from another job without tying it to this trace ("we had this in 2022")
     found: list[list[Match]] = field(default_factory=list)  # every rubric part's matches, by part number
     readings: dict[int, ClauseReading] = field(default_factory=dict)  # per clause, made at its first match
 
@@ -55,8 +56,14 @@ class Reply:
         concepts = engine().concepts
         read = [_corrected(c) for c in clauses(cleaned)]
         low = cleaned.lower()
+        told = bool(ANECDOTE.search(low)) and not SAME_HERE.search(low)
         return cls(
-            low, read, [concepts.index(c.tokens) for c in read], bool(HEDGE.search(low)), bool(UNDECIDED.search(low))
+            low,
+            read,
+            [concepts.index(c.tokens) for c in read],
+            bool(HEDGE.search(low)),
+            bool(UNDECIDED.search(low)),
+            told,
         )
 
     def find(self, part: RulePart) -> list[Match]:
@@ -110,7 +117,8 @@ class Reply:
         if reading is None:
             lead = self.clauses[number - 1] if number > 0 else None
             follow = self.clauses[number + 1] if number + 1 < len(self.clauses) else None
-            reading = self.readings[number] = ClauseReading(self.clauses[number], lead, self.undecided, follow)
+            clause = self.clauses[number]
+            reading = self.readings[number] = ClauseReading(clause, lead, self.undecided, follow, self.told)
         return reading
 
     def _match(

@@ -59,7 +59,9 @@ HEDGE = re.compile(
 )
 # Further marks of a tentative diagnosis (they do not make a check or a fix tentative).
 _TENTATIVE = re.compile(
-    r"\b(?:i think|i suspect|suspect|i'?d guess|probably|prob|my guess|afaict|i believe|idk|(?:want|like) to confirm|"
+    r"\b(?:i'?d hazard|hazard a guess|of some sort|sort of|kind of|reminds me of|remind me of|"
+    r"might be (?:the same|similar)|could be (?:the same|that) again|i think|i suspect|suspect|i'?d guess|probably|"
+    r"prob|my guess|afaict|i believe|idk|(?:want|like) to confirm|"
     r"to be sure|before (?:saying|committing)|i reckon|reckon|my hunch|hunch is|gut (?:says|feeling)|i feel like|"
     r"feels like|i wonder (?:if|whether)|not 100 ?%|not entirely sure|not certain|could be wrong|"
     r"haven'?t (?:verified|checked|confirmed)|not verified|hold it loosely|"
@@ -149,6 +151,20 @@ QUESTION_BACK = re.compile(
     r"|any chance|anyone|is this|is that|are these|are those|are you|is there|are there|was this|were you)\b[^?]*\?\s*$"
 )
 RHETORICAL = re.compile(r"^\W*(?:so |and |but )?why\b[^?]*\?\s*$")
+# A story from another job ("we had this in 2022", "years back a run …") claims nothing about this trace on its own;
+# the reply ties it to this one with "same picture here", "this trace has the same …".
+ANECDOTE = re.compile(
+    r"\b(?:we had|i had|had this|we once|i once|once had|once saw|years? (?:back|ago)|a while (?:back|ago)"
+    r"|back in (?:19|20)\d\d|in (?:19|20)\d\d|last (?:year|time|job)|at my (?:last|previous|old) (?:job|company|place)"
+    r"|on a previous|on an old|used to have)\b"
+)
+SAME_HERE = re.compile(
+    r"(?<!might be the )(?<!could be the )(?<!maybe the )(?<!may be the )(?<!might be )(?<!could be )"
+    r"\b(?:same (?:picture|shape|pattern|thing|story|comb|signature|symptoms?|trace) (?:here|again|as)"
+    r"|this (?:trace|one|job|run) (?:is|has|shows|looks) (?:the same|exactly|just like)"
+    r"|(?:exact|exactly the) same (?:shape|picture|pattern|thing)|same here|here too(?!\?)"
+    r"|just like (?:that|this) one)\b"
+)
 # A sarcasm tag: the clause it closes says the opposite of what it claims.
 _SARCASM = re.compile(r"(?:^|\s)/s\b")
 # The reply says outright that it does not commit.
@@ -194,12 +210,16 @@ class ClauseReading:
         "_keywords",
         "_lead_lists_candidates",
         "_lead_lists_checks",
+        "_story",
         "text",
         "undecided",
     )
 
-    def __init__(self, clause: Clause, lead: Clause | None, undecided: bool, follow: Clause | None = None) -> None:
+    def __init__(
+        self, clause: Clause, lead: Clause | None, undecided: bool, follow: Clause | None = None, told: bool = False
+    ) -> None:
         self.text = clause.text
+        self._story = told and bool(ANECDOTE.search(clause.text))  # a past job, not this trace
         self._denied = follow is not None and bool(DENIED_BY_NEXT.search(follow.text))
         self._asks = clause.text.endswith("?") and bool(QUESTION_BACK.search(clause.text))
         self._hedged_by_next = follow is not None and bool(HEDGED_BY_NEXT.search(follow.text))
@@ -262,9 +282,9 @@ class ClauseReading:
             self._flags = (
                 alternative,
                 alternative or bool(HEDGE.search(asked)),
-                self._hedged_by_next or bool(_TENTATIVE.search(text)),
+                self._hedged_by_next or self._story or bool(_TENTATIVE.search(text)),
                 any(w in text for w in _CONDITION_WORDS) and bool(_CONDITION.search(text)),
-                bool(_SOFT_REMEDY.search(text)),
+                self._story or bool(_SOFT_REMEDY.search(text)),
             )
         return self._flags
 
