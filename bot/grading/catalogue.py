@@ -166,7 +166,8 @@ def _shotgun(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bo
     """Checks or fixes of three or more signatures, each in words of its own, and no diagnosis stands out: none is
     named except as the object of a check or fix (and fixes of three signatures are offered), every one named is
     offered as a possibility with no "if it's X, do A" branch, or the reply says it will work through the list and
-    apply whichever fix matches. No word count: a catalogue dressed as long prose is still a catalogue."""
+    apply whichever fix matches; or one sentence offers, as alternatives, fixes of three signatures other than the one
+    it names. No word count: a catalogue dressed as long prose is still a catalogue."""
     real = {s for s in t.measured | t.fixed if s in rubrics}
     if len(real) < STUFFED_TOPICS - 1 or len(_distinct_topics(reply, rubrics, real)) < STUFFED_TOPICS - 1:
         return False
@@ -174,13 +175,30 @@ def _shotgun(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bo
     if not claims.evidence:
         return True
     fixes = {s for s in t.fixed if s in rubrics}
-    if len(_distinct_topics(reply, rubrics, fixes)) >= STUFFED_TOPICS - 1 and named_only_in_remedies(
-        reply, rubrics, claims
-    ):
+    distinct_fixes = _distinct_topics(reply, rubrics, fixes)
+    if len(distinct_fixes) >= STUFFED_TOPICS - 1 and named_only_in_remedies(reply, rubrics, claims):
         return True
+    if _menu_of_fixes(reply, rubrics, claims.named):
+        return True  # "… then you stop, or fuse, or add CUDA graphs, or drain a node": a menu, whatever the verdict
     if claims.undecided == len(t.named) and not any(t.branches):
         return True
     return claims.committed_to is None and bool(_WORKS_THE_LIST.search(reply.text))
+
+
+def _menu_of_fixes(reply: Reply, rubrics: dict[str, CompiledRubric], named: str | None) -> bool:
+    """One clause offers fixes of three signatures other than the one named, as alternatives ("or", "/")."""
+    by_clause: dict[int, set[str]] = {}
+    for s, comp in rubrics.items():
+        if s == named:
+            continue
+        for m in reply.find(comp.fix):
+            if m.positive and (m.alternative or " or " in m.clause.text or "/" in m.clause.text):
+                by_clause.setdefault(m.at[0], set()).add(s)
+    return any(
+        len(_distinct_topics(reply, rubrics, sigs)) >= STUFFED_TOPICS - 1
+        for sigs in by_clause.values()
+        if len(sigs) >= STUFFED_TOPICS - 1
+    )
 
 
 def _distinct_topics(reply: Reply, rubrics: dict[str, CompiledRubric], signatures: set[str]) -> frozenset[str]:

@@ -16,7 +16,9 @@ _COMMIT = re.compile(
     r"root cause|culprit|definitely|clearly|going with|go with|pretty sure|confident|bottom line|tl;?dr|"
     r"the (?:real|actual) (?:problem|issue|cause)|the problem is|the issue is|what'?s happening|you have|we have|"
     r"classic|textbook|(?:put|bet) (?:my|the) money|i lean|leaning|points? to|convinced|must be|has to be|"
-    r"so the answer|the answer is|i'?m calling|call it|confirms?|diagnos\w+)\b)"
+    r"so the answer|the answer is|i'?m calling|call it|confirms?|diagnos\w+|i'?ll commit|committing to|here it'?s|"
+    r"here is)\b"
+    r"|(?:^\W*|,\s*)is (?:a|an|the)\b)"
 )
 _OPENING_GUESS = re.compile(
     r"^\W*(?:maybe|perhaps|possibly|probably|prob|might be|could be|i think|i suspect|i guess|my guess|not sure|"
@@ -112,6 +114,7 @@ def named_only_in_remedies(reply: Reply, rubrics: dict[str, CompiledRubric], cla
 
 
 _DIGIT = re.compile(r"\d")
+IMPLIED_OTHER_TOPICS = 1  # one side remark with a check or fix of another signature
 
 
 def _implied(reply: Reply, rubrics: dict[str, CompiledRubric]) -> dict[str, Evidence]:
@@ -121,13 +124,24 @@ def _implied(reply: Reply, rubrics: dict[str, CompiledRubric]) -> dict[str, Evid
     if not _DIGIT.search(reply.text):
         return {}
     found: dict[str, Evidence] = {}
+    spans: dict[str, set[tuple[int, frozenset[int]]]] = {}  # per signature, the words of its firm checks and fixes
     for sig, comp in rubrics.items():
         checks = [m for m in reply.find(comp.measurement) if _firm(m)]
         fixes = [m for m in reply.find(comp.fix) if _firm(m)]
+        spans[sig] = {(m.at[0], m.span) for m in (*checks, *fixes)}
         if checks and fixes:
             m = checks[0]
             found[sig] = Evidence(0.5, m, {m.at[0]}, set(), True, True, m.at[0])
-    return found if len(found) == 1 else {}
+    if len(found) != 1:
+        return {}
+    mine = spans[next(iter(found))]
+
+    def own_words(span: tuple[int, frozenset[int]]) -> bool:
+        return not any(span[0] == at and span[1] <= words for at, words in mine)
+
+    # a reply that also remedies other diagnoses in words of their own has diagnosed none of them
+    others = sum(1 for s in spans.values() if any(own_words(x) for x in s))
+    return found if others <= IMPLIED_OTHER_TOPICS else {}
 
 
 def _firm(m: Match) -> bool:

@@ -146,7 +146,7 @@ class Reply:
             phrase,
             clause,
             not negated,
-            hedged or (tentative if naming else soft),
+            (hedged or tentative) if naming else soft,
             tuple([tokens[k].word for k in words]),
             alternative,
             conditional,

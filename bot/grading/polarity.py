@@ -31,6 +31,9 @@ _EXONERATED_AFTER = re.compile(
     r"|\bwouldn'?t (?:explain|fit)|\bis wrong\b|\bis a trap\b|\bis the trap\b"
     r"|\b(?:would be|was|is) (?:my|the|everyone'?s) first (?:guess|thought|read|instinct|reflex|hypothesis)"
     r"|\bat first (?:glance|sight)|\bon the surface\b|\b(?:made|had|got) me (?:think|suspect|wonder))"
+    # "ncu won't tell you", "NCCL tuning won't help", "leave NCCL_ALGO / NCCL_PROTO alone": right after the thing
+    r"|^(?:\s*[/,]\s*[\w.]+)*\s+alone\b"
+    r"|^\s*(?:won'?t|will not|doesn'?t|does not|can'?t|cannot) (?:tell|help|show|settle|distinguish)\b"
 )
 # A diagnosis named inside a fix ("remove the torch.cuda.synchronize() before the all-reduce") is not a claim.
 _FIX_CONTEXT_BEFORE = re.compile(
@@ -57,6 +60,12 @@ HEDGE = re.compile(
     r"|\beither\b.{0,80}\bor\b"
     r"|\?\s*$|🤔|🤷"
 )
+# The marks of HEDGE that hedge a check or a fix too: "either A or B" between two fixes of one problem is a choice,
+# not a doubt.
+_REMEDY_HEDGE = re.compile(
+    r"\b(?:not sure|unsure|no idea|maybe|might be|could be|possibly|perhaps|hard to (?:say|tell)|can'?t tell|"
+    r"i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|some kind of)\b|\?\s*$|🤔|🤷"
+)
 # Further marks of a tentative diagnosis (they do not make a check or a fix tentative).
 _TENTATIVE = re.compile(
     r"\b(?:i'?d hazard|hazard a guess|of some sort|sort of|kind of|reminds me of|remind me of|"
@@ -72,7 +81,8 @@ _TENTATIVE = re.compile(
 _SOFT_REMEDY = re.compile(
     r"\b(?:might|could|may|should) (?:help|work|fix it|be worth)|\b(?:could|might|maybe|perhaps) try\b"
     r"|\bworth (?:a )?try|\bworth trying\b|\bnot sure (?:it|that|this) (?:helps|works|will)|\bi'?d try\b.*\bsee\b"
-    r"|\bsee if (?:it|that) helps\b"
+    r"|\bsee if (?:it|that) helps\b|\bi guess\b|\bi think\W*$|\bmaybe\b|\bperhaps\b|\b(?:might|could) consider\b"
+    r"|\bmay (?:mitigate|help|be (?:informative|useful|worth|helpful))\b|\bwith some reservation|\bhesitat\w*"
     r"|\b(?:i'?d|i would|we'?d|we could|you could|you might) (?:probably|likely|maybe|perhaps)\b"
     r"|\b(?:probably|likely) (?:just )?(?:leave|stop|ship|add|use|try|bump|raise|increase|set|switch|move|enable"
     r"|turn|drop|remove|fix|help|be enough)\b|\bprobably\W*$"
@@ -123,8 +133,8 @@ _LEADS_INTO_CHECKS = re.compile(
 # is offered as possibilities, for the reply to rule in or out.
 _LEADS_INTO_CANDIDATES = re.compile(
     r"\b(?:suspects|candidates|possibilities|hypotheses|explanations|culprits|the following)\W*$"
-    r"|\b(?:two|three|four|five|several|a few|\d) (?:causes|stories|readings|possibilities|hypotheses|candidates"
-    r"|suspects|explanations)\b[^.;]*$"
+    r"|\b(?:two|three|four|five|several|a few|\d) (?:things|options|causes|stories|readings|possibilities|hypotheses"
+    r"|candidates|suspects|explanations)\b[^.;]*$"
     r"|\b(?:weighed|considered|suspected|see|saw|can think of) (?:two|three|four|several|a few) (?:things|options)"
     r"\b[^.;]*$"
 )
@@ -165,13 +175,16 @@ SAME_HERE = re.compile(
     r"|(?:exact|exactly the) same (?:shape|picture|pattern|thing)|same here|here too(?!\?)"
     r"|just like (?:that|this) one)\b"
 )
+# The next clause holds the verdict back: "… is bandwidth-bound — I'd want the roofline before betting on it".
+VERDICT_HELD_BY_NEXT = re.compile(r"\bbefore (?:betting|committing|calling it|concluding|i'?d commit|i bet)\b")
 # A sarcasm tag: the clause it closes says the opposite of what it claims.
 _SARCASM = re.compile(r"(?:^|\s)/s\b")
 # The reply says outright that it does not commit.
 UNDECIDED = re.compile(
     r"\b(?:(?:not|won'?t|can'?t|don'?t want to) (?:commit|decide|choose|pick)|which is it|"
     r"one of those two|one of the two|could go either way|no way to tell|50/50|coin ?flip|"
-    r"(?:and|then) decide (?:from there|later|after(?:wards)?))\b"
+    r"(?:and|then) decide (?:from there|later|after(?:wards)?)"
+    r"|can'?t say (?:anything|much)(?: useful)? until|asking before i answer)\b"
 )
 
 # Words one of the polarity patterns above needs (a superset): a clause without any skips those patterns.
@@ -181,7 +194,7 @@ _NEGATION_KEYWORD = re.compile(
     r"|claimed|blamed)\b|n't\b"
 )
 _EXONERATION_KEYWORD = re.compile(
-    r"\b(?:first|surface|made|had|got|fine|ok|okay|good|normal|innocent|irrelevant|healthy|herring|not|ruled|isnt|arent|wasnt|explain|account"
+    r"\b(?:tell|help|show|settle|distinguish|alone|first|surface|made|had|got|fine|ok|okay|good|normal|innocent|irrelevant|healthy|herring|not|ruled|isnt|arent|wasnt|explain|account"
     r"|fit|wrong|trap)\b|n't\b"
 )
 _CONTEXT_KEYWORD = re.compile(
@@ -193,6 +206,7 @@ _CONTEXT_KEYWORD = re.compile(
 )
 
 Flags = tuple[bool, bool, bool, bool, bool]  # (offers alternatives, hedged, tentative, conditional, soft remedy)
+# hedged: a diagnosis here is hedged (alternatives included); soft: a check or fix here is offered without conviction
 
 
 class ClauseReading:
@@ -206,6 +220,7 @@ class ClauseReading:
         "_denied",
         "_flags",
         "_hedged_by_next",
+        "_held_by_next",
         "_inside",
         "_keywords",
         "_lead_lists_candidates",
@@ -223,6 +238,7 @@ class ClauseReading:
         self._denied = follow is not None and bool(DENIED_BY_NEXT.search(follow.text))
         self._asks = clause.text.endswith("?") and bool(QUESTION_BACK.search(clause.text))
         self._hedged_by_next = follow is not None and bool(HEDGED_BY_NEXT.search(follow.text))
+        self._held_by_next = follow is not None and bool(VERDICT_HELD_BY_NEXT.search(follow.text))
         self.undecided = undecided  # the whole reply refuses to commit
         self._lead_lists_checks = lead is not None and lead.colon and bool(_LEADS_INTO_CHECKS.search(lead.text))
         self._lead_lists_candidates = lead is not None and lead.colon and bool(_LEADS_INTO_CANDIDATES.search(lead.text))
@@ -282,9 +298,12 @@ class ClauseReading:
             self._flags = (
                 alternative,
                 alternative or bool(HEDGE.search(asked)),
-                self._hedged_by_next or self._story or bool(_TENTATIVE.search(text)),
+                self._hedged_by_next or self._held_by_next or self._story or bool(_TENTATIVE.search(text)),
                 any(w in text for w in _CONDITION_WORDS) and bool(_CONDITION.search(text)),
-                self._story or bool(_SOFT_REMEDY.search(text)),
+                self._story
+                or self._hedged_by_next
+                or bool(_SOFT_REMEDY.search(text))
+                or bool(_REMEDY_HEDGE.search(asked)),
             )
         return self._flags
 
