@@ -118,8 +118,21 @@ class Reply:
             lead = self.clauses[number - 1] if number > 0 else None
             follow = self.clauses[number + 1] if number + 1 < len(self.clauses) else None
             clause = self.clauses[number]
-            reading = self.readings[number] = ClauseReading(clause, lead, self.undecided, follow, self.told)
+            reading = self.readings[number] = ClauseReading(
+                clause, lead, self.undecided, follow, self.told, self._list_lead(number)
+            )
         return reading
+
+    def _list_lead(self, number: int) -> Clause | None:
+        """The clause whose colon opened the list this clause is in, within the same sentence ("Two options: it's
+        cudaMalloc, so allocator, or a sync")."""
+        for k in range(number - 1, -1, -1):
+            lead = self.clauses[k]
+            if lead.colon:
+                return lead
+            if lead.stop:
+                return None
+        return None
 
     def _match(
         self,
@@ -136,7 +149,9 @@ class Reply:
         first = words[0]
         start = tokens[first].start
         reading = self._reading(number)
-        negated = reading.negated(start, tokens[words[-1]].end, phrase.negative)
+        # a class term that says "not" itself ("not keeping up", "no gaps") is not a negation of the rule
+        says_not = phrase.negative or any(tokens[k].stem in _NEGATIONS for k in chosen)
+        negated = reading.negated(start, tokens[words[-1]].end, says_not)
         if naming and not negated:
             negated = reading.not_a_claim(start)
         if not negated and not check:
@@ -165,7 +180,7 @@ def _corrected(clause: Clause) -> Clause:
             if fixed is None:
                 fixed = list(tokens)
             fixed[k] = t._replace(stem=stem)
-    return clause if fixed is None else Clause(clause.text, clause.quote, tuple(fixed), clause.colon)
+    return clause if fixed is None else Clause(clause.text, clause.quote, tuple(fixed), clause.colon, clause.stop)
 
 
 def _locate(

@@ -231,7 +231,13 @@ class ClauseReading:
     )
 
     def __init__(
-        self, clause: Clause, lead: Clause | None, undecided: bool, follow: Clause | None = None, told: bool = False
+        self,
+        clause: Clause,
+        lead: Clause | None,
+        undecided: bool,
+        follow: Clause | None = None,
+        told: bool = False,
+        list_lead: Clause | None = None,
     ) -> None:
         self.text = clause.text
         self._story = told and bool(ANECDOTE.search(clause.text))  # a past job, not this trace
@@ -241,7 +247,7 @@ class ClauseReading:
         self._held_by_next = follow is not None and bool(VERDICT_HELD_BY_NEXT.search(follow.text))
         self.undecided = undecided  # the whole reply refuses to commit
         self._lead_lists_checks = lead is not None and lead.colon and bool(_LEADS_INTO_CHECKS.search(lead.text))
-        self._lead_lists_candidates = lead is not None and lead.colon and bool(_LEADS_INTO_CANDIDATES.search(lead.text))
+        self._lead_lists_candidates = list_lead is not None and bool(_LEADS_INTO_CANDIDATES.search(list_lead.text))
         text = self.text
         # (negation, exoneration, fix/check context, sarcasm tag): whether the clause holds a word the pattern needs
         self._keywords = (

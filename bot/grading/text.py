@@ -81,6 +81,7 @@ class Clause:
     quote: str  # the same clause as the person wrote it (cleaned): what feedback quotes
     tokens: tuple[Token, ...]  # content tokens (no stop words)
     colon: bool = False  # ends with a colon: introduces what follows ("I'd check: …")
+    stop: bool = True  # ends a sentence (not a comma turn or a dash): a list a colon opened ends here
 
 
 _NT = re.compile("nt", re.IGNORECASE)  # what every bare contraction holds
@@ -141,6 +142,7 @@ def clauses(cleaned: str) -> list[Clause]:
     spans: list[tuple[int, int]] = []
     pieces: list[str] = []
     colons: list[bool] = []
+    stops: list[bool] = []
     pos = 0
     for m in [*_CLAUSE.finditer(low), None]:
         end = m.start() if m else len(low)
@@ -150,6 +152,7 @@ def clauses(cleaned: str) -> list[Clause]:
             pieces.append(low[a:b] + (" ?" if last and m is not None and "?" in m.group() else ""))
             spans.append((a, b))
             colons.append(last and m is not None and m.group().startswith(":"))
+            stops.append(not last or m is None or m.group()[0] in ".;!?\n")
         pos = m.end() if m else len(low)
     joined = fold(_SEPARATOR.join(pieces))  # one pass of each pattern over the whole reply
     if "," in joined:
@@ -158,12 +161,12 @@ def clauses(cleaned: str) -> list[Clause]:
     if len(folded) != len(pieces):  # a spelling swallowed a separator (cannot happen with the bundled ones)
         folded = [fold(p) for p in pieces]
     out: list[Clause] = []
-    for piece, (start, end), colon in zip(folded, spans, colons, strict=True):
+    for piece, (start, end), colon, stop in zip(folded, spans, colons, stops, strict=True):
         if piece.endswith(" ?"):
             piece = piece[:-2] + "?"
         tokens = _tokens(piece)
         if tokens:
-            out.append(Clause(piece, cleaned[start:end].strip(), tokens, colon))
+            out.append(Clause(piece, cleaned[start:end].strip(), tokens, colon, stop))
     return out
 
 
