@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, cast
 
 from .phrases import Phrase
-from .polarity import ANECDOTE, HEDGE, SAME_HERE, UNDECIDED, ClauseReading
+from .polarity import ANECDOTE, HEDGE, SAME_HERE, UNDECIDED, VERDICT_HELD, ClauseReading
 from .rulebook import Engine, RulePart, correct, engine
 from .text import Clause, Token, clauses, clean
 
@@ -47,6 +47,7 @@ class Reply:
     hedged: bool
     undecided: bool = False  # says it will not commit: every mention is one possibility among several
     told: bool = False  # tells a story from another job without tying it to this trace ("we had this in 2022")
+    held: int = 0  # clauses before this one are held back: "… I'd want ncu on the top kernel before calling it clean"
     found: list[list[Match]] = field(default_factory=list)  # every rubric part's matches, by part number
     readings: dict[int, ClauseReading] = field(default_factory=dict)  # per clause, made at its first match
 
@@ -57,6 +58,7 @@ class Reply:
         read = [_corrected(c) for c in clauses(cleaned)]
         low = cleaned.lower()
         told = bool(ANECDOTE.search(low)) and not SAME_HERE.search(low)
+        held = next((k for k, c in enumerate(read) if VERDICT_HELD.search(c.text)), 0) if "before" in low else 0
         return cls(
             low,
             read,
@@ -64,6 +66,7 @@ class Reply:
             bool(HEDGE.search(low)),
             bool(UNDECIDED.search(low)),
             told,
+            held,
         )
 
     def find(self, part: RulePart) -> list[Match]:
@@ -119,7 +122,7 @@ class Reply:
             follow = self.clauses[number + 1] if number + 1 < len(self.clauses) else None
             clause = self.clauses[number]
             reading = self.readings[number] = ClauseReading(
-                clause, lead, self.undecided, follow, self.told, self._list_lead(number)
+                clause, lead, self.undecided, follow, self.told, self._list_lead(number), number < self.held
             )
         return reading
 

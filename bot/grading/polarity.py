@@ -34,6 +34,7 @@ _EXONERATED_AFTER = re.compile(
     # "ncu won't tell you", "NCCL tuning won't help", "leave NCCL_ALGO / NCCL_PROTO alone": right after the thing
     r"|^(?:\s*[/,]\s*[\w.]+)*\s+alone\b"
     r"|^\s*(?:won'?t|will not|doesn'?t|does not|can'?t|cannot) (?:tell|help|show|settle|distinguish)\b"
+    r"|^[^.;]{0,45}?\bto rule (?:that|it|this) out\b"
 )
 # A diagnosis named inside a fix ("remove the torch.cuda.synchronize() before the all-reduce") is not a claim.
 _FIX_CONTEXT_BEFORE = re.compile(
@@ -83,6 +84,7 @@ _SOFT_REMEDY = re.compile(
     r"|\bworth (?:a )?try|\bworth trying\b|\bnot sure (?:it|that|this) (?:helps|works|will)|\bi'?d try\b.*\bsee\b"
     r"|\bsee if (?:it|that) helps\b|\bi guess\b|\bi think\W*$|\bmaybe\b|\bperhaps\b|\b(?:might|could) consider\b"
     r"|\bmay (?:mitigate|help|be (?:informative|useful|worth|helpful))\b|\bwith some reservation|\bhesitat\w*"
+    r"|\bprobably (?:nothing|not|none)\b"
     r"|\b(?:i'?d|i would|we'?d|we could|you could|you might) (?:probably|likely|maybe|perhaps)\b"
     r"|\b(?:probably|likely) (?:just )?(?:leave|stop|ship|add|use|try|bump|raise|increase|set|switch|move|enable"
     r"|turn|drop|remove|fix|help|be enough)\b|\bprobably\W*$"
@@ -175,8 +177,11 @@ SAME_HERE = re.compile(
     r"|(?:exact|exactly the) same (?:shape|picture|pattern|thing)|same here|here too(?!\?)"
     r"|just like (?:that|this) one)\b"
 )
-# The next clause holds the verdict back: "… is bandwidth-bound — I'd want the roofline before betting on it".
-VERDICT_HELD_BY_NEXT = re.compile(r"\bbefore (?:betting|committing|calling it|concluding|i'?d commit|i bet)\b")
+# A later clause holds the verdict back: "… is bandwidth-bound — I'd want the roofline before betting on it".
+VERDICT_HELD = re.compile(
+    r"\bbefore (?:betting|committing|calling it|concluding|i'?d commit|i bet)\b"
+    r"(?! to (?:a |the |any )?(?:change|fix|remedy|solution))"
+)
 # A sarcasm tag: the clause it closes says the opposite of what it claims.
 _SARCASM = re.compile(r"(?:^|\s)/s\b")
 # The reply says outright that it does not commit.
@@ -238,13 +243,14 @@ class ClauseReading:
         follow: Clause | None = None,
         told: bool = False,
         list_lead: Clause | None = None,
+        held: bool = False,
     ) -> None:
         self.text = clause.text
         self._story = told and bool(ANECDOTE.search(clause.text))  # a past job, not this trace
         self._denied = follow is not None and bool(DENIED_BY_NEXT.search(follow.text))
         self._asks = clause.text.endswith("?") and bool(QUESTION_BACK.search(clause.text))
         self._hedged_by_next = follow is not None and bool(HEDGED_BY_NEXT.search(follow.text))
-        self._held_by_next = follow is not None and bool(VERDICT_HELD_BY_NEXT.search(follow.text))
+        self._held_by_next = held  # a later clause holds the verdict back ("… before calling it clean")
         self.undecided = undecided  # the whole reply refuses to commit
         self._lead_lists_checks = lead is not None and lead.colon and bool(_LEADS_INTO_CHECKS.search(lead.text))
         self._lead_lists_candidates = list_lead is not None and bool(_LEADS_INTO_CANDIDATES.search(list_lead.text))

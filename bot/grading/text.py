@@ -49,7 +49,7 @@ _CONTROL = re.compile(r"[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2
 _DUNDER = re.compile(r"__([a-z]+)__")
 _ARROW = re.compile(r"\s*(?:-+>|=>)\s*")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
-_UNKNOWN_STEP = re.compile(r"→\s*\?+")
+_UNKNOWN_STEP = re.compile(r"(?:→|:)[ \t]*\?+(?=\s*$|\s*\n)|→\s*\?+", re.MULTILINE)
 # "comb of µs kernels → launch total ≈ wall time → CUDA graphs": a chain of statements, one clause each; but
 # "if X → do A" stays one clause (the condition holds the fix).
 _CHAIN = re.compile(r"\s→\s")
@@ -59,7 +59,7 @@ _MARKDOWN = re.compile(r"[*`>#~|]+|(?<!\w)_+|_+(?!\w)")
 _MARKDOWN_CHARS = "*`>#~|_"
 _SPACE_RUN = re.compile(r"(?<=\w)[ \t]{2,}(?=\w)")
 _MENTION = re.compile(r"<[@#!][^>]{0,80}>")
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9']*[a-z0-9]|[a-z0-9]")
+_TOKEN = re.compile(r"\d+(?:\.\d+)+|[a-z0-9][a-z0-9']*[a-z0-9]|[a-z0-9]")  # "1.9" is one number
 # Clause boundaries: sentence punctuation, dashes, and the turns where one claim ends and another begins.
 _CLAUSE = re.compile(
     r"[.;!?\n]+(?:\s|$)|:\s|\s[-–—]+\s|\s+(?:but|however|although|though|whereas|instead(?!\s+of)|actually|rather(?!\s+than))\s+"
@@ -104,8 +104,8 @@ def clean(raw: str) -> str:
     text = _DUNDER.sub(r"dunder\1", text)  # __next__ is code, not markdown emphasis
     if ">" in text:
         text = _ARROW.sub(" → ", text)  # ">" is not a quote marker
-    if "→" in text:
-        text = _UNKNOWN_STEP.sub("→ unknown", text)  # "slow rank → ? → drain it": a blank, not a question
+    if "?" in text:
+        text = _UNKNOWN_STEP.sub(" unknown", text)  # "fix: ?", "slow rank → ? → drain it": a blank
     text = _FENCE.sub(" ", text)
     if any(ch in text for ch in _MARKDOWN_CHARS):
         text = _MARKDOWN.sub(" ", text)
