@@ -214,6 +214,10 @@ Flags = tuple[bool, bool, bool, bool, bool]  # (offers alternatives, hedged, ten
 # hedged: a diagnosis here is hedged (alternatives included); soft: a check or fix here is offered without conviction
 
 
+_DENIED_WORDS = ("not", "no", "none", "out", "luck", "apply")  # one of these is in every DENIED_BY_NEXT match
+_HEDGED_WORDS = ("not", "wrong", "quote", "verified", "guess")  # … and in every HEDGED_BY_NEXT match
+
+
 class ClauseReading:
     """The polarity of matches in one clause, each pattern run at most once per position."""
 
@@ -231,6 +235,7 @@ class ClauseReading:
         "_lead_lists_candidates",
         "_lead_lists_checks",
         "_story",
+        "has_not",
         "text",
         "undecided",
     )
@@ -246,10 +251,13 @@ class ClauseReading:
         held: bool = False,
     ) -> None:
         self.text = clause.text
+        self.has_not = any(t.stem in ("not", "no") for t in clause.tokens)
         self._story = told and bool(ANECDOTE.search(clause.text))  # a past job, not this trace
-        self._denied = follow is not None and bool(DENIED_BY_NEXT.search(follow.text))
+        # the next clause is read only at its start, and only when it holds a word its patterns need
+        head = follow.text[:48] if follow is not None else ""
+        self._denied = any(w in head for w in _DENIED_WORDS) and bool(DENIED_BY_NEXT.search(head))
         self._asks = clause.text.endswith("?") and bool(QUESTION_BACK.search(clause.text))
-        self._hedged_by_next = follow is not None and bool(HEDGED_BY_NEXT.search(follow.text))
+        self._hedged_by_next = any(w in head for w in _HEDGED_WORDS) and bool(HEDGED_BY_NEXT.search(follow.text))
         self._held_by_next = held  # a later clause holds the verdict back ("… before calling it clean")
         self.undecided = undecided  # the whole reply refuses to commit
         self._lead_lists_checks = lead is not None and lead.colon and bool(_LEADS_INTO_CHECKS.search(lead.text))
@@ -306,16 +314,18 @@ class ClauseReading:
                     and (_ALTERNATIVE.search(text) or ("," in text and "or" in text and _LISTED_OPTIONS.search(text)))
                 )
             )
-            asked = text[:-1] if RHETORICAL.search(text) else text  # "why is rank 4 slow?" presumes it is
+            # "why is rank 4 slow?" presumes it is
+            asked = text[:-1] if text.endswith("?") and "why" in text and RHETORICAL.search(text) else text
+            hedge = bool(HEDGE.search(asked))  # _REMEDY_HEDGE holds a subset of HEDGE's marks
             self._flags = (
                 alternative,
-                alternative or bool(HEDGE.search(asked)),
+                alternative or hedge,
                 self._hedged_by_next or self._held_by_next or self._story or bool(_TENTATIVE.search(text)),
                 any(w in text for w in _CONDITION_WORDS) and bool(_CONDITION.search(text)),
                 self._story
                 or self._hedged_by_next
                 or bool(_SOFT_REMEDY.search(text))
-                or bool(_REMEDY_HEDGE.search(asked)),
+                or (hedge and bool(_REMEDY_HEDGE.search(asked))),
             )
         return self._flags
 
@@ -323,7 +333,9 @@ class ClauseReading:
     def _negation_before(self, start: int) -> bool:
         found = self._before.get(start)
         if found is None:
-            found = self._before[start] = bool(_NEGATION_BEFORE.search(self.text[max(0, start - LOOK) : start]))
+            piece = self.text[max(0, start - LOOK) : start]
+            # the keyword test first: most slices before a match hold no negation word at all
+            found = self._before[start] = bool(_NEGATION_KEYWORD.search(piece)) and bool(_NEGATION_BEFORE.search(piece))
         return found
 
     def _exonerated_after(self, end: int) -> bool:
