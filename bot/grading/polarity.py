@@ -254,10 +254,11 @@ class ClauseReading:
         self.has_not = any(t.stem in ("not", "no") for t in clause.tokens)
         self._story = told and bool(ANECDOTE.search(clause.text))  # a past job, not this trace
         # the next clause is read only at its start, and only when it holds a word its patterns need
-        head = follow.text[:48] if follow is not None else ""
+        after = follow.text if follow is not None else ""
+        head = after[:48]
         self._denied = any(w in head for w in _DENIED_WORDS) and bool(DENIED_BY_NEXT.search(head))
         self._asks = clause.text.endswith("?") and bool(QUESTION_BACK.search(clause.text))
-        self._hedged_by_next = any(w in head for w in _HEDGED_WORDS) and bool(HEDGED_BY_NEXT.search(follow.text))
+        self._hedged_by_next = any(w in head for w in _HEDGED_WORDS) and bool(HEDGED_BY_NEXT.search(after))
         self._held_by_next = held  # a later clause holds the verdict back ("… before calling it clean")
         self.undecided = undecided  # the whole reply refuses to commit
         self._lead_lists_checks = lead is not None and lead.colon and bool(_LEADS_INTO_CHECKS.search(lead.text))
