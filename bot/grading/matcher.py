@@ -153,7 +153,10 @@ class Reply:
         start = tokens[first].start
         reading = self._reading(number)
         # a class term that says "not" itself ("not keeping up", "no gaps") is not a negation of the rule
-        says_not = phrase.negative or (reading.has_not and any(tokens[k].stem in _NEGATIONS for k in chosen))
+        says_not = phrase.negative or (
+            ("not" in self.index[number] or "no" in self.index[number])
+            and any(tokens[k].stem in _NEGATIONS for k in chosen)
+        )
         negated = reading.negated(start, tokens[words[-1]].end, says_not)
         if naming and not negated:
             negated = reading.not_a_claim(start)

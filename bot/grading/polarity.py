@@ -223,6 +223,7 @@ class ClauseReading:
 
     __slots__ = (
         "_after",
+        "_after_text",
         "_asks",
         "_before",
         "_context",
@@ -235,7 +236,6 @@ class ClauseReading:
         "_lead_lists_candidates",
         "_lead_lists_checks",
         "_story",
-        "has_not",
         "text",
         "undecided",
     )
@@ -251,12 +251,12 @@ class ClauseReading:
         held: bool = False,
     ) -> None:
         self.text = clause.text
-        self.has_not = any(t.stem in ("not", "no") for t in clause.tokens)
         self._story = told and bool(ANECDOTE.search(clause.text))  # a past job, not this trace
         # the next clause is read only at its start, and only when it holds a word its patterns need
         after = follow.text if follow is not None else ""
         head = after[:48]
-        self._denied = any(w in head for w in _DENIED_WORDS) and bool(DENIED_BY_NEXT.search(head))
+        self._denied: bool | None = None if any(w in head for w in _DENIED_WORDS) else False
+        self._after_text = head
         self._asks = clause.text.endswith("?") and bool(QUESTION_BACK.search(clause.text))
         self._hedged_by_next = any(w in head for w in _HEDGED_WORDS) and bool(HEDGED_BY_NEXT.search(after))
         self._held_by_next = held  # a later clause holds the verdict back ("… before calling it clean")
@@ -279,6 +279,8 @@ class ClauseReading:
 
     def negated(self, start: int, end: int, negative_rule: bool) -> bool:
         """The words at text[start:end] are denied, exonerated or rejected ("not X", "X is fine", "rule out X")."""
+        if self._denied is None:
+            self._denied = bool(DENIED_BY_NEXT.search(self._after_text))
         if self._denied:
             return True
         may_negate, may_exonerate = self._keywords[0], self._keywords[1]

@@ -104,7 +104,7 @@ def clean(raw: str) -> str:
     text = _DUNDER.sub(r"dunder\1", text)  # __next__ is code, not markdown emphasis
     if ">" in text:
         text = _ARROW.sub(" → ", text)  # ">" is not a quote marker
-    if "?" in text:
+    if "?" in text and ("→" in text or ":" in text):
         text = _UNKNOWN_STEP.sub(" unknown", text)  # "fix: ?", "slow rank → ? → drain it": a blank
     text = _FENCE.sub(" ", text)
     if any(ch in text for ch in _MARKDOWN_CHARS):
