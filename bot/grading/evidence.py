@@ -38,6 +38,7 @@ class Evidence:
     decided: bool  # some match is not offered as one of several possibilities
     first_at: int  # the first clause that names it
     first_offered: bool = False  # first named only in a list of candidates
+    outright: bool = False  # called by one of its own names, as a verdict ("it's a sync stall", "allocator stall, …")
 
     def add(self, m: Match, asserted: bool, offered: bool) -> None:
         """Another positive match of the same strength."""
@@ -68,6 +69,7 @@ class Claims:
     named: str | None  # the one the reply chooses, if it does
     committed_to: str | None  # … and commits to: decided and not hedged
     undecided: int  # signatures named only as possibilities
+    verdict: str | None = None  # the one diagnosis among several called by its own name as a verdict
 
 
 def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
@@ -104,7 +106,11 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
     named = _choose(committed, evidence)
     firm = named is not None and evidence[named].decided and evidence[named].confident
     undecided = sum(1 for e in evidence.values() if not e.decided)
-    return Claims(evidence, several, strong | weak, committed, named, named if firm else None, undecided)
+    # "with_stack shows loss.item() … allocator stall": of several diagnoses in play, the one called by its own name as
+    # a verdict is the one the reply gives (used for the signature's credit, not to excuse a catalogue)
+    outright = [s for s in committed if evidence[s].outright]
+    verdict = outright[0] if len(outright) == 1 and len(committed) > 1 else None
+    return Claims(evidence, several, strong | weak, committed, named, named if firm else None, undecided, verdict)
 
 
 def named_only_in_remedies(reply: Reply, rubrics: dict[str, CompiledRubric], claims: Claims) -> bool:
@@ -142,6 +148,14 @@ def _implied(reply: Reply, rubrics: dict[str, CompiledRubric]) -> dict[str, Evid
     # a reply that also remedies other diagnoses in words of their own has diagnosed none of them
     others = sum(1 for s in spans.values() if any(own_words(x) for x in s))
     return found if others <= IMPLIED_OTHER_TOPICS else {}
+
+
+LABEL_TOKENS = 4  # "host sync.", "Sync stall, mate.", "allocator stall, set expandable_segments"
+
+
+def _label(m: Match) -> bool:
+    """The name opens a short clause: a label, not a sentence about the signature ("a sync stall is periodic …")."""
+    return m.at[1] <= 1 and len(m.clause.tokens) <= LABEL_TOKENS
 
 
 def _firm(m: Match) -> bool:
@@ -190,6 +204,8 @@ def _evidence(
                 e.add(m, asserted, offered)
             elif asserted and not m.hedged:
                 e.asserted_in.add(at)  # "… it's the input pipeline": a plain word, but a verdict
+            if m.phrase.name and not m.hedged and not offered and (asserted or _label(m)):
+                out[sig].outright = True  # "it's a sync stall", or the name as a label ("allocator stall, set …")
     return out
 
 

@@ -94,7 +94,11 @@ def _build() -> Engine:
 
 
 def _compile_rubric(r: Rubric, first: int, memo: dict[str, tuple[Token, ...]]) -> CompiledRubric:
-    signature = compile_phrases(r.signature.rules, 1.0, memo) + compile_phrases(r.signature.weak, 0.5, memo)
+    signature = (
+        compile_phrases(r.signature.names, 1.0, memo, name=True)
+        + compile_phrases(r.signature.rules, 1.0, memo)
+        + compile_phrases(r.signature.weak, 0.5, memo)
+    )
     return CompiledRubric(
         r,
         RulePart(first, signature, naming=True),

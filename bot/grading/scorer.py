@@ -85,7 +85,7 @@ def _signature_part(signature: str, rubric: Rubric, claims: Claims, hedged: bool
     hint, twin, named, committed, evidence = (
         rubric.signature.hint,
         rubric.twin,
-        claims.named,
+        claims.verdict or claims.named,
         claims.committed,
         claims.evidence,
     )
