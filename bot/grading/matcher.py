@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, cast
 
 from .phrases import Phrase
-from .polarity import ANECDOTE, HEDGE, SAME_HERE, UNDECIDED, VERDICT_HELD, ClauseReading
+from .polarity import ANECDOTE, HEDGE, QUESTION_BACK, SAME_HERE, UNDECIDED, VERDICT_HELD, ClauseReading
 from .rulebook import Engine, RulePart, correct, engine
 from .text import Clause, Token, clauses, clean
 
@@ -122,7 +122,14 @@ class Reply:
             follow = self.clauses[number + 1] if number + 1 < len(self.clauses) else None
             clause = self.clauses[number]
             reading = self.readings[number] = ClauseReading(
-                clause, lead, self.undecided, follow, self.told, self._list_lead(number), number < self.held
+                clause,
+                lead,
+                self.undecided,
+                follow,
+                self.told,
+                self._list_lead(number),
+                number < self.held,
+                lead is not None and lead.text.endswith("?") and bool(QUESTION_BACK.search(lead.text)),
             )
         return reading
 

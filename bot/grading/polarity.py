@@ -21,7 +21,7 @@ _NEGATION_BEFORE = re.compile(
     r"|\b(?:made|had|got) me (?:think\w*|suspect\w*|wonder\w*)|\btempting\b|\bwrong\b|\bthe alternative\b"
     r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b"
     r"|\b(?:someone|somebody|people|others)(?: \w+)? (?:said|says|suggested|claimed|thought|blamed)\b)"
-    r"(?:[^\w.;,]+(?!or\b|and\b|nor\b)[\w'-]+){0,4}[^\w.;,]*$"  # ≤ 4 words between negation and match, no "or"
+    r"(?:[^\w.;,→]+(?!or\b|and\b|nor\b)[\w'-]+){0,4}[^\w.;,→]*$"  # ≤ 4 words between negation and match, no "or"
 )
 _EXONERATED_AFTER = re.compile(
     r"^[^.;]{0,25}?(?:\b(?:is|are|was|looks?|seems?|appears?)\s+(?:fine|ok|okay|good|normal|innocent|irrelevant|"
@@ -161,6 +161,9 @@ QUESTION_BACK = re.compile(
     r"^\W*(?:(?:wait|ok|okay|so|hmm+|also|and|but|quick q|q)\W+)?(?!have you tried|did you try|what about|how about)"
     r"(?:what|what'?s|which|how|where|who|do you|does|did|have you|has|can you|can we|could you|would you"
     r"|any chance|anyone|is this|is that|are these|are those|are you|is there|are there|was this|were you)\b[^?]*\?\s*$"
+    # "is expandable_segments even on by default?": asking about a setting
+    r"|^\W*(?:is|are|was|were) [^?]{0,60}\b(?:on|off|enabled|disabled|set|default|installed|available|supported)\b"
+    r"[^?]*\?\s*$"
 )
 RHETORICAL = re.compile(r"^\W*(?:so |and |but )?why\b[^?]*\?\s*$")
 # A story from another job ("we had this in 2022", "years back a run …") claims nothing about this trace on its own;
@@ -249,6 +252,7 @@ class ClauseReading:
         told: bool = False,
         list_lead: Clause | None = None,
         held: bool = False,
+        asked_before: bool = False,
     ) -> None:
         self.text = clause.text
         self._story = told and bool(ANECDOTE.search(clause.text))  # a past job, not this trace
@@ -257,7 +261,8 @@ class ClauseReading:
         head = after[:48]
         self._denied: bool | None = None if any(w in head for w in _DENIED_WORDS) else False
         self._after_text = head
-        self._asks = clause.text.endswith("?") and bool(QUESTION_BACK.search(clause.text))
+        # a question back, or a question that carries one on ("what's the DDP config? bucket size, how many gpus?")
+        self._asks = clause.text.endswith("?") and (asked_before or bool(QUESTION_BACK.search(clause.text)))
         self._hedged_by_next = any(w in head for w in _HEDGED_WORDS) and bool(HEDGED_BY_NEXT.search(after))
         self._held_by_next = held  # a later clause holds the verdict back ("… before calling it clean")
         self.undecided = undecided  # the whole reply refuses to commit
