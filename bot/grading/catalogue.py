@@ -34,6 +34,7 @@ _WORKS_THE_LIST = re.compile(
     r"|\b(?:check|try|measure|fix|cover|rule out) (?:them )?all\b"
     r"|\b(?:full|whole|usual) (?:battery|checklist|list|playbook|tree)\b"
     r"|\bthe usual suspects\b|\bin (?:that|this) order\b|\brespectively\b"
+    r"|\b(?:to )?cover (?:all )?(?:the |my |our )?bases\b|\bfor completeness\b|\bjust in case\b|\bbelt and braces\b"
 )
 NETWORK = "network"  # NCCL knobs and the fabric: a hypothesis outside the ten, still a topic
 
@@ -182,11 +183,15 @@ def _shotgun(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bo
         return True  # "… then you stop, or fuse, or add CUDA graphs, or drain a node": a menu, whatever the verdict
     if claims.undecided == len(t.named) and not any(t.branches):
         return True
-    return claims.committed_to is None and bool(_WORKS_THE_LIST.search(reply.text))
+    if not _WORKS_THE_LIST.search(reply.text):
+        return False
+    # "I'd work through them and apply whichever fits"; with a verdict, "to cover bases: A, B, C" of three others
+    return claims.committed_to is None or len(distinct_fixes - {claims.named}) >= STUFFED_TOPICS - 1
 
 
 def _menu_of_fixes(reply: Reply, rubrics: dict[str, CompiledRubric], named: str | None) -> bool:
-    """One clause offers fixes of three signatures other than the one named, as alternatives ("or", "/")."""
+    """One clause offers fixes of three signatures other than the one named, as alternatives ("you stop, or fuse,
+    or add CUDA graphs, or drain a node"; a plain comma list may describe what is already in place)."""
     by_clause: dict[int, set[str]] = {}
     for s, comp in rubrics.items():
         if s == named:
