@@ -39,6 +39,7 @@ _EXONERATED_AFTER = re.compile(
 # A diagnosis named inside a fix ("remove the torch.cuda.synchronize() before the all-reduce") is not a claim.
 _FIX_CONTEXT_BEFORE = re.compile(
     r"\b(?:remove|removing|drop|dropping|avoid|avoiding|get rid of|eliminate|delete|take out|stop calling|no more"
+    r"|rip out|ripping out|pull out|strip out|whatever forces"
     r"|fix|fixing|fixed|cut|cutting|shave|shaving|reduce|reducing|hide|hiding|amortize|amortise|lower|lowering)"
     r"\b[^.;]{0,30}$"
 )
@@ -206,7 +207,8 @@ _EXONERATION_KEYWORD = re.compile(
     r"|fit|wrong|trap)\b|n't\b"
 )
 _CONTEXT_KEYWORD = re.compile(
-    r"\b(?:remov\w*|drop\w*|avoid\w*|get rid|eliminate|delete|take out|stop calling|no more|fix\w*|cut\w*"
+    r"\b(?:remov\w*|drop\w*|avoid\w*|get rid|eliminate|delete|take out|stop calling|no more|fix\w*|cut\w*|rip\w*"
+    r"|pull out|strip out|whatever"
     r"|shav\w*|reduc\w*|hid\w*|amorti[sz]e|lower\w*|count\w*|grep|look\w* for|search for|check for|find"
     r"|above each|measure|plot|correlate|compare|how many|number of|whether|if|memorystats|memorysnapshot|ncu|nsys"
     r"|mfu|hta|dcgm|nvidiasmi|syncdebugmode|withstack|cudaapisum|cudagpukernsum|kernelsum|allocretries"
