@@ -27,7 +27,8 @@ _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+", re.MULTILINE)
 _LIST_ITEM = re.compile(r"[,/|]")
 # The reply says it will run every check and apply whichever fix lights up: a plan over a list, not a diagnosis.
 _WORKS_THE_LIST = re.compile(
-    r"\bwhichever\b|\b(?:go|going|work|working|walk|run|running) (?:down|through) (?:the|this|that|my|them|each|all)"
+    r"\bwhichever\b|\b(?:go|going|work|working|walk|run|running) (?:down|through) (?:them|the list|this list|that list"
+    r"|my list|the suspects|each (?:one|of them)|all of them|every one)\b"
     r"|\bone (?:at a|by) (?:time|one)\b|\blet the (?:measurements?|numbers|data|evidence|results) (?:decide|tell|pick)"
     r"|\b(?:apply|pick|use) the (?:matching|corresponding|right|appropriate) (?:fix|one|remedy)"
     r"|\bany of (?:these|those|them) (?:can|could|might|would)\b"
@@ -35,6 +36,7 @@ _WORKS_THE_LIST = re.compile(
     r"|\b(?:full|whole|usual) (?:battery|checklist|list|playbook|tree)\b"
     r"|\bthe usual suspects\b|\bin (?:that|this) order\b|\brespectively\b"
     r"|\b(?:to )?cover (?:all )?(?:the |my |our )?bases\b|\bfor completeness\b|\bjust in case\b|\bbelt and braces\b"
+    r"|\bcould be anything\b"
 )
 NETWORK = "network"  # NCCL knobs and the fabric: a hypothesis outside the ten, still a topic
 
@@ -73,6 +75,7 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
         or _headed_catalogue(t)
         or (committed_to is None and _offered_with_fixes(t))
         or _shotgun(t, reply, rubrics)
+        or _verdict_then_list(t, reply, rubrics, answer)
     )
 
 
@@ -183,10 +186,21 @@ def _shotgun(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bo
         return True  # "… then you stop, or fuse, or add CUDA graphs, or drain a node": a menu, whatever the verdict
     if claims.undecided == len(t.named) and not any(t.branches):
         return True
-    if not _WORKS_THE_LIST.search(reply.text):
+    return claims.committed_to is None and bool(_WORKS_THE_LIST.search(reply.text))
+
+
+def _verdict_then_list(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric], answer: str) -> bool:
+    """A verdict that does not hold: "I lean X, but it could be anything" / "to cover bases" before the fixes of two
+    other problems (the fabric counts as one), or a table of suspects with their checks and fixes."""
+    named = t.claims.named
+    if len(t.named) >= STUFFED_TOPICS - 2 and _list_like(answer) and "|" in answer:
+        real = {s for s in t.measured | t.fixed if s in rubrics}
+        if len(_distinct_topics(reply, rubrics, real)) >= STUFFED_TOPICS - 1:
+            return True  # | suspect | check | fix |
+    if t.claims.committed_to is None or not _WORKS_THE_LIST.search(reply.text):
         return False
-    # "I'd work through them and apply whichever fits"; with a verdict, "to cover bases: A, B, C" of three others
-    return claims.committed_to is None or len(distinct_fixes - {claims.named}) >= STUFFED_TOPICS - 1
+    fixes = _distinct_topics(reply, rubrics, {s for s in t.fixed if s in rubrics})
+    return len((fixes | (t.elsewhere & {NETWORK})) - {named}) >= STUFFED_TOPICS - 2
 
 
 def _menu_of_fixes(reply: Reply, rubrics: dict[str, CompiledRubric], named: str | None) -> bool:
@@ -223,10 +237,13 @@ def _longest_enumeration(answer: str) -> int:
 
 
 def _list_like(answer: str) -> bool:
-    """A reply that is mostly bullet items or slash/comma lists of short words reads as buzzwords."""
+    """A reply that is mostly bullet items, table rows or slash/comma lists of short words reads as buzzwords."""
     lines = [ln for ln in answer.splitlines() if ln.strip()]
     bullets = len(_BULLET.findall(answer))
     if bullets >= 3 and bullets >= 0.6 * len(lines):
+        return True
+    rows = sum(1 for ln in lines if ln.count("|") >= 2)  # a markdown table: suspect | check | fix
+    if rows >= 3 and rows >= 0.6 * len(lines):
         return True
     items = _LIST_ITEM.split(answer)
     return len(items) >= 5 and sum(len(i.split()) <= 3 for i in items) >= 0.7 * len(items)

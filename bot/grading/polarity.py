@@ -135,7 +135,8 @@ _LEADS_INTO_CHECKS = re.compile(
 # A clause that introduces candidates ("the usual suspects:", "I weighed three things for the gap:"): what follows
 # is offered as possibilities, for the reply to rule in or out.
 _LEADS_INTO_CANDIDATES = re.compile(
-    r"\b(?:suspects|candidates|possibilities|hypotheses|explanations|culprits|the following)\W*$"
+    r"\b(?:suspects|candidates|possibilities|hypotheses|explanations|culprits|the following|could be anything"
+    r"|shortlist|guesses)\W*$"
     r"|\b(?:two|three|four|five|several|a few|\d) (?:things|options|causes|stories|readings|possibilities|hypotheses"
     r"|candidates|suspects|explanations)\b[^.;]*$"
     r"|\b(?:weighed|considered|suspected|see|saw|can think of) (?:two|three|four|several|a few) (?:things|options)"
@@ -240,6 +241,8 @@ class ClauseReading:
         "_keywords",
         "_lead_lists_candidates",
         "_lead_lists_checks",
+        "_question_run",
+        "_question_run",
         "_story",
         "text",
         "undecided",
@@ -265,6 +268,10 @@ class ClauseReading:
         self._after_text = head
         # a question back, or a question that carries one on ("what's the DDP config? bucket size, how many gpus?")
         self._asks = clause.text.endswith("?") and (asked_before or bool(QUESTION_BACK.search(clause.text)))
+        # "prefill HOL blocking? KV preemption? launch-bound decode?": a run of questions offers alternatives
+        self._question_run = clause.text.endswith("?") and (
+            (lead is not None and lead.text.endswith("?")) or after.endswith("?")
+        )
         self._hedged_by_next = any(w in head for w in _HEDGED_WORDS) and bool(HEDGED_BY_NEXT.search(after))
         self._held_by_next = held  # a later clause holds the verdict back ("… before calling it clean")
         self.undecided = undecided  # the whole reply refuses to commit
@@ -319,6 +326,7 @@ class ClauseReading:
             alternative = (
                 self.undecided
                 or self._lead_lists_candidates
+                or self._question_run
                 or bool(
                     _ALTERNATIVE_HINT.search(text)
                     and (_ALTERNATIVE.search(text) or ("," in text and "or" in text and _LISTED_OPTIONS.search(text)))
