@@ -193,11 +193,11 @@ def _verdict_then_list(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubr
     """A verdict that does not hold: "I lean X, but it could be anything" / "to cover bases" before the fixes of two
     other problems (the fabric counts as one), or a table of suspects with their checks and fixes."""
     named = t.claims.named
-    if len(t.named) >= STUFFED_TOPICS - 2 and _list_like(answer) and "|" in answer:
+    if "|" in answer and len(t.named) >= STUFFED_TOPICS - 2 and _list_like(answer):
         real = {s for s in t.measured | t.fixed if s in rubrics}
         if len(_distinct_topics(reply, rubrics, real)) >= STUFFED_TOPICS - 1:
             return True  # | suspect | check | fix |
-    if t.claims.committed_to is None or not _WORKS_THE_LIST.search(reply.text):
+    if t.claims.committed_to is None or len(t.fixed) < STUFFED_TOPICS - 1 or not _WORKS_THE_LIST.search(reply.text):
         return False
     fixes = _distinct_topics(reply, rubrics, {s for s in t.fixed if s in rubrics})
     return len((fixes | (t.elsewhere & {NETWORK})) - {named}) >= STUFFED_TOPICS - 2
