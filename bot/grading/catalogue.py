@@ -20,7 +20,10 @@ CATALOGUE_WORDS_PER_TOPIC = 25  # fewer words than this per topic touched is lis
 HEADED_CATALOGUE_WORDS_PER_TOPIC = 10  # committed replies that weigh others use 11+ words per topic (dev, all writers)
 ENUMERATION = 4  # "X, Y, Z or W": a sentence of this many items is a list
 
-_NETWORK = re.compile(r"\bnccl_(?!debug\b)[a-z_]+|\bibstat\b|\bnccl-tests\b|\bnetwork\b|\bfabric\b|\broce\b")
+_NETWORK = re.compile(
+    r"\bnccl_(?!debug\b)[a-z_]+|\bibstat\b|\bnccl-tests\b|\bnetwork\b(?! file| storage| drive| share| disk| mount)"
+    r"|\bfabric\b|\broce\b"
+)
 _SENTENCE = re.compile(r"[.;:!?\n]+(?:\s|$)|\s[-–—]+\s")
 _ITEM_SEPARATOR = re.compile(r",(?!\d{3})|\s/\s|(?<=[a-z_)])/(?=[a-z])|\s+or\s+")
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+", re.MULTILINE)
@@ -197,7 +200,7 @@ def _verdict_then_list(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubr
         real = {s for s in t.measured | t.fixed if s in rubrics}
         if len(_distinct_topics(reply, rubrics, real)) >= STUFFED_TOPICS - 1:
             return True  # | suspect | check | fix |
-    if t.claims.committed_to is None or len(t.fixed) < STUFFED_TOPICS - 1 or not _WORKS_THE_LIST.search(reply.text):
+    if t.claims.committed_to is None or len(t.fixed) < STUFFED_TOPICS - 2 or not _WORKS_THE_LIST.search(reply.text):
         return False
     fixes = _distinct_topics(reply, rubrics, {s for s in t.fixed if s in rubrics})
     return len((fixes | (t.elsewhere & {NETWORK})) - {named}) >= STUFFED_TOPICS - 2

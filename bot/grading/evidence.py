@@ -99,7 +99,7 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
     if len(verdicts) == 1 and all(not evidence[s].decided for s in committed - verdicts):
         # names only offered as candidates step back for the one the reply goes on to give as its verdict
         committed = verdicts
-    if "healthy" in committed and _clean_timeline_first(evidence, committed):
+    if "healthy" in committed and (_clean_timeline_first(evidence, committed) or _healthy_in_part(evidence, committed)):
         # "the timeline is clean, so I look at the top kernel: it's memory-bound": a clean timeline is the first
         # step of reading order, not a verdict beside the problem the reply goes on to find
         committed = committed - {"healthy"}
@@ -160,6 +160,17 @@ def _label(m: Match) -> bool:
 
 def _firm(m: Match) -> bool:
     return m.positive and not m.hedged and not m.conditional and not m.alternative
+
+
+_IN_PART = re.compile(r"\b(?:part|parts|portion|rest|otherwise|apart from|besides|itself|remaining|beyond that)\b")
+
+
+def _healthy_in_part(evidence: dict[str, Evidence], committed: frozenset[str]) -> bool:
+    """ "The busy part is healthy", "the rest looks fine": healthy said of a part, beside a problem that is decided."""
+    others = [evidence[s] for s in committed if s != "healthy"]
+    return (
+        bool(others) and all(e.decided for e in others) and bool(_IN_PART.search(evidence["healthy"].first.clause.text))
+    )
 
 
 def _clean_timeline_first(evidence: dict[str, Evidence], committed: frozenset[str]) -> bool:
