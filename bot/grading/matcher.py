@@ -167,8 +167,8 @@ class Reply:
         negated = reading.negated(start, tokens[words[-1]].end, says_not)
         if naming and not negated:
             negated = reading.not_a_claim(start)
-        if not negated and not check:
-            negated = reading.asks()  # "what's num_workers set to?" names and fixes nothing
+        if not negated and not check and reading.asks():
+            negated = True  # "what's num_workers set to?" names and fixes nothing
         alternative, hedged, tentative, conditional, soft = reading.flags()
         return Match(
             phrase,
