@@ -241,6 +241,7 @@ class ClauseReading:
         "_keywords",
         "_lead_lists_candidates",
         "_lead_lists_checks",
+        "_naming_keywords",
         "_question_run",
         "_question_run",
         "_story",
@@ -278,13 +279,10 @@ class ClauseReading:
         self._lead_lists_checks = lead is not None and lead.colon and bool(_LEADS_INTO_CHECKS.search(lead.text))
         self._lead_lists_candidates = list_lead is not None and bool(_LEADS_INTO_CANDIDATES.search(list_lead.text))
         text = self.text
-        # (negation, exoneration, fix/check context, sarcasm tag): whether the clause holds a word the pattern needs
-        self._keywords = (
-            bool(_NEGATION_KEYWORD.search(text)),
-            bool(_EXONERATION_KEYWORD.search(text)),
-            bool(_CONTEXT_KEYWORD.search(text)),
-            bool(_SARCASM.search(text)),
-        )
+        # (negation, exoneration): whether the clause holds a word the pattern needs; the fix/check context and the
+        # sarcasm tag matter only for a diagnosis named here, and are read the first time one is
+        self._keywords = (bool(_NEGATION_KEYWORD.search(text)), bool(_EXONERATION_KEYWORD.search(text)))
+        self._naming_keywords: tuple[bool, bool] | None = None
         self._before: dict[int, bool] = {}
         self._after: dict[int, bool] = {}
         self._inside: dict[tuple[int, int], bool] = {}
@@ -316,9 +314,11 @@ class ClauseReading:
         """A diagnosis named here is listed as a check, named inside a fix or a check, or said in sarcasm."""
         if self._lead_lists_checks:  # "I'd check: memory_stats, .item() syncs, …" lists checks, it claims nothing
             return True
-        if self._keywords[2] and self._in_context(start):
+        if self._naming_keywords is None:
+            self._naming_keywords = (bool(_CONTEXT_KEYWORD.search(self.text)), bool(_SARCASM.search(self.text)))
+        if self._naming_keywords[0] and self._in_context(start):
             return True
-        return self._keywords[3]  # "sure, it's totally the network /s" claims the opposite
+        return self._naming_keywords[1]  # "sure, it's totally the network /s" claims the opposite
 
     def flags(self) -> Flags:
         if self._flags is None:
