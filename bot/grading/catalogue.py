@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .evidence import Claims
+from .evidence import Claims, named_only_in_remedies
 from .matcher import Reply
 from .rulebook import CompiledRubric, RulePart
 
@@ -20,11 +20,27 @@ CATALOGUE_WORDS_PER_TOPIC = 25  # fewer words than this per topic touched is lis
 HEADED_CATALOGUE_WORDS_PER_TOPIC = 10  # committed replies that weigh others use 11+ words per topic (dev, all writers)
 ENUMERATION = 4  # "X, Y, Z or W": a sentence of this many items is a list
 
-_NETWORK = re.compile(r"\bnccl_(?!debug\b)[a-z_]+|\bibstat\b|\bnccl-tests\b|\bnetwork\b|\bfabric\b|\broce\b")
+_NETWORK = re.compile(
+    r"\bnccl_(?!debug\b)[a-z_]+|\bibstat\b|\bnccl-tests\b|\bnetwork\b(?! file| storage| drive| share| disk| mount)"
+    r"|\bfabric\b|\broce\b"
+)
 _SENTENCE = re.compile(r"[.;:!?\n]+(?:\s|$)|\s[-–—]+\s")
 _ITEM_SEPARATOR = re.compile(r",(?!\d{3})|\s/\s|(?<=[a-z_)])/(?=[a-z])|\s+or\s+")
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+", re.MULTILINE)
 _LIST_ITEM = re.compile(r"[,/|]")
+# The reply says it will run every check and apply whichever fix lights up: a plan over a list, not a diagnosis.
+_WORKS_THE_LIST = re.compile(
+    r"\bwhichever\b|\b(?:go|going|work|working|walk|run|running) (?:down|through) (?:them|the list|this list|that list"
+    r"|my list|the suspects|each (?:one|of them)|all of them|every one)\b"
+    r"|\bone (?:at a|by) (?:time|one)\b|\blet the (?:measurements?|numbers|data|evidence|results) (?:decide|tell|pick)"
+    r"|\b(?:apply|pick|use) the (?:matching|corresponding|right|appropriate) (?:fix|one|remedy)"
+    r"|\bany of (?:these|those|them) (?:can|could|might|would)\b"
+    r"|\b(?:check|try|measure|fix|cover|rule out) (?:them )?all\b"
+    r"|\b(?:full|whole|usual) (?:battery|checklist|list|playbook|tree)\b"
+    r"|\bthe usual suspects\b|\bin (?:that|this) order\b|\brespectively\b"
+    r"|\b(?:to )?cover (?:all )?(?:the |my |our )?bases\b|\bfor completeness\b|\bjust in case\b|\bbelt and braces\b"
+    r"|\bcould be anything\b"
+)
 NETWORK = "network"  # NCCL knobs and the fabric: a hypothesis outside the ten, still a topic
 
 
@@ -61,6 +77,8 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
         or _uncommitted_catalogue(t)
         or _headed_catalogue(t)
         or (committed_to is None and _offered_with_fixes(t))
+        or _shotgun(t, reply, rubrics)
+        or _verdict_then_list(t, reply, rubrics, answer)
     )
 
 
@@ -128,10 +146,13 @@ def _headed_catalogue(t: _Topics) -> bool:
     """A verdict up front does not license a catalogue after it: "it's X; could also be Y; worth ruling out Z …"
     with checks or fixes for three other signatures, at a few words each, is the same list with a header."""
     committed_to = t.claims.committed_to
+    # "healthy" is a foil (a busy timeline is often called healthy on the way to the real answer), unless the reply
+    # offers it as a topic of its own: named, and its "stop here" offered too
+    foils = {committed_to} | (set() if "healthy" in t.named & t.fixed else {"healthy"})
     return (
         committed_to is not None
-        and bool(t.named - {committed_to, "healthy"})
-        and len(t.touched - {committed_to, "healthy"}) >= STUFFED_TOPICS - 1
+        and bool(t.named - foils)
+        and len(t.touched - foils) >= STUFFED_TOPICS - 1
         and t.words <= HEADED_CATALOGUE_WORDS_PER_TOPIC * len(t.touched)
     )
 
@@ -145,6 +166,60 @@ def _offered_with_fixes(t: _Topics) -> bool:
         and len((t.fixed | t.measured) & named) >= 2
         and len(t.fixed & named) >= 1
         and not any(t.branches)
+    )
+
+
+def _shotgun(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """Checks or fixes of three or more signatures, each in words of its own, and no diagnosis stands out: none is
+    named except as the object of a check or fix (and fixes of three signatures are offered), every one named is
+    offered as a possibility with no "if it's X, do A" branch, or the reply says it will work through the list and
+    apply whichever fix matches; or one sentence offers, as alternatives, fixes of three signatures other than the one
+    it names. No word count: a catalogue dressed as long prose is still a catalogue."""
+    real = {s for s in t.measured | t.fixed if s in rubrics}
+    if len(real) < STUFFED_TOPICS - 1 or len(_distinct_topics(reply, rubrics, real)) < STUFFED_TOPICS - 1:
+        return False
+    claims = t.claims
+    if not claims.evidence:
+        return True
+    fixes = {s for s in t.fixed if s in rubrics}
+    distinct_fixes = _distinct_topics(reply, rubrics, fixes)
+    if len(distinct_fixes) >= STUFFED_TOPICS - 1 and named_only_in_remedies(reply, rubrics, claims):
+        return True
+    if _menu_of_fixes(reply, rubrics, claims.named):
+        return True  # "… then you stop, or fuse, or add CUDA graphs, or drain a node": a menu, whatever the verdict
+    if claims.undecided == len(t.named) and not any(t.branches):
+        return True
+    return claims.committed_to is None and bool(_WORKS_THE_LIST.search(reply.text))
+
+
+def _verdict_then_list(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric], answer: str) -> bool:
+    """A verdict that does not hold: "I lean X, but it could be anything" / "to cover bases" before the fixes of two
+    other problems (the fabric counts as one), or a table of suspects with their checks and fixes."""
+    named = t.claims.named
+    if "|" in answer and len(t.named) >= STUFFED_TOPICS - 2 and _list_like(answer):
+        real = {s for s in t.measured | t.fixed if s in rubrics}
+        if len(_distinct_topics(reply, rubrics, real)) >= STUFFED_TOPICS - 1:
+            return True  # | suspect | check | fix |
+    if t.claims.committed_to is None or len(t.fixed) < STUFFED_TOPICS - 2 or not _WORKS_THE_LIST.search(reply.text):
+        return False
+    fixes = _distinct_topics(reply, rubrics, {s for s in t.fixed if s in rubrics})
+    return len((fixes | (t.elsewhere & {NETWORK})) - {named}) >= STUFFED_TOPICS - 2
+
+
+def _menu_of_fixes(reply: Reply, rubrics: dict[str, CompiledRubric], named: str | None) -> bool:
+    """One clause offers fixes of three signatures other than the one named, as alternatives ("you stop, or fuse,
+    or add CUDA graphs, or drain a node"; a plain comma list may describe what is already in place)."""
+    by_clause: dict[int, set[str]] = {}
+    for s, comp in rubrics.items():
+        if s == named:
+            continue
+        for m in reply.find(comp.fix):
+            if m.positive and (m.alternative or " or " in m.clause.text or "/" in m.clause.text):
+                by_clause.setdefault(m.at[0], set()).add(s)
+    return any(
+        len(_distinct_topics(reply, rubrics, sigs)) >= STUFFED_TOPICS - 1
+        for sigs in by_clause.values()
+        if len(sigs) >= STUFFED_TOPICS - 1
     )
 
 
@@ -165,10 +240,13 @@ def _longest_enumeration(answer: str) -> int:
 
 
 def _list_like(answer: str) -> bool:
-    """A reply that is mostly bullet items or slash/comma lists of short words reads as buzzwords."""
+    """A reply that is mostly bullet items, table rows or slash/comma lists of short words reads as buzzwords."""
     lines = [ln for ln in answer.splitlines() if ln.strip()]
     bullets = len(_BULLET.findall(answer))
     if bullets >= 3 and bullets >= 0.6 * len(lines):
+        return True
+    rows = sum(1 for ln in lines if ln.count("|") >= 2)  # a markdown table: suspect | check | fix
+    if rows >= 3 and rows >= 0.6 * len(lines):
         return True
     items = _LIST_ITEM.split(answer)
     return len(items) >= 5 and sum(len(i.split()) <= 3 for i in items) >= 0.7 * len(items)

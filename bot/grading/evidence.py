@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from .matcher import Match, Reply
+from .polarity import RHETORICAL
 from .rulebook import CompiledRubric
 
 _COMMIT = re.compile(
@@ -15,7 +16,9 @@ _COMMIT = re.compile(
     r"root cause|culprit|definitely|clearly|going with|go with|pretty sure|confident|bottom line|tl;?dr|"
     r"the (?:real|actual) (?:problem|issue|cause)|the problem is|the issue is|what'?s happening|you have|we have|"
     r"classic|textbook|(?:put|bet) (?:my|the) money|i lean|leaning|points? to|convinced|must be|has to be|"
-    r"so the answer|the answer is|i'?m calling|call it|confirms?|diagnos\w+)\b)"
+    r"so the answer|the answer is|i'?m calling|call it|confirms?|diagnos\w+|i'?ll commit|committing to|here it'?s|"
+    r"here is)\b"
+    r"|(?:^\W*|,\s*)is (?:a|an|the)\b)"
 )
 _OPENING_GUESS = re.compile(
     r"^\W*(?:maybe|perhaps|possibly|probably|prob|might be|could be|i think|i suspect|i guess|my guess|not sure|"
@@ -34,6 +37,8 @@ class Evidence:
     confident: bool  # never hedged, or asserted outright somewhere ("it's …" without a "maybe")
     decided: bool  # some match is not offered as one of several possibilities
     first_at: int  # the first clause that names it
+    first_offered: bool = False  # first named only in a list of candidates
+    outright: bool = False  # called by one of its own names, as a verdict ("it's a sync stall", "allocator stall, …")
 
     def add(self, m: Match, asserted: bool, offered: bool) -> None:
         """Another positive match of the same strength."""
@@ -43,8 +48,10 @@ class Evidence:
             self.asserted_in.add(at)
         if self.first.hedged and not m.hedged:
             self.first = m
-        if asserted and not m.hedged:
-            self.confident = True  # an outright assertion anywhere commits
+        if (asserted or self.first_offered) and not m.hedged:
+            # an outright assertion anywhere commits; so does a plain statement after the name was first only
+            # listed among candidates ("three suspects: X, Y, Z … it's Z")
+            self.confident = True
         elif at < self.first_at:  # otherwise the diagnosis stands or falls with its first statement
             self.confident = not m.hedged
         self.first_at = min(self.first_at, at)
@@ -62,26 +69,120 @@ class Claims:
     named: str | None  # the one the reply chooses, if it does
     committed_to: str | None  # … and commits to: decided and not hedged
     undecided: int  # signatures named only as possibilities
+    verdict: str | None = None  # the one diagnosis among several called by its own name as a verdict
 
 
 def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
     commits: dict[int, bool] = {}  # per clause: it commits ("it's …", "my money is on …"), read once
-    evidence = _evidence(reply, rubrics, commits)
+    evidence = _evidence(reply, rubrics, commits) or _implied(reply, rubrics)
     several = len(evidence) >= 2  # with several diagnoses in play, "if it's X" offers X as one branch
     if several:  # the ones named only inside a check or a fix step back
         evidence = _evidence(reply, rubrics, commits, skip_tools=True, several=True) or evidence
     strong = frozenset(s for s, e in evidence.items() if e.strength >= 1.0)
     weak = frozenset(s for s, e in evidence.items() if e.strength < 1.0)
-    committed = strong or weak
-    if _OPENING_GUESS.search(reply.clauses[0].text):
+    # a name offered only as a possibility ("sometimes the allocator does this") does not outrank a symptom the reply
+    # commits to ("it's the loader"): then both are in play and support decides
+    firm_weak = frozenset(s for s in weak if evidence[s].asserted_in)
+    if not strong:
+        committed = weak
+    elif any(evidence[s].decided for s in strong) or not firm_weak:
+        committed = strong
+    else:
+        committed = strong | firm_weak
+    opening = reply.clauses[0].text
+    if _OPENING_GUESS.search(opening) and not RHETORICAL.search(opening):
         # "maybe the dataloader? the gpu idles at step start…": the opening guess sets the tone of what follows
         for e in evidence.values():
             if not e.asserted_in:
                 e.confident = False
+    verdicts = frozenset(s for s in committed if evidence[s].decided and evidence[s].asserted_in)
+    if len(verdicts) == 1 and all(not evidence[s].decided for s in committed - verdicts):
+        # names only offered as candidates step back for the one the reply goes on to give as its verdict
+        committed = verdicts
+    if "healthy" in committed and (_clean_timeline_first(evidence, committed) or _healthy_in_part(evidence, committed)):
+        # "the timeline is clean, so I look at the top kernel: it's memory-bound": a clean timeline is the first
+        # step of reading order, not a verdict beside the problem the reply goes on to find
+        committed = committed - {"healthy"}
     named = _choose(committed, evidence)
     firm = named is not None and evidence[named].decided and evidence[named].confident
     undecided = sum(1 for e in evidence.values() if not e.decided)
-    return Claims(evidence, several, strong | weak, committed, named, named if firm else None, undecided)
+    # "with_stack shows loss.item() … allocator stall": of several diagnoses in play, the one called by its own name as
+    # a verdict is the one the reply gives (used for the signature's credit, not to excuse a catalogue)
+    outright = [s for s in committed if evidence[s].outright]
+    verdict = outright[0] if len(outright) == 1 and len(committed) > 1 else None
+    return Claims(evidence, several, strong | weak, committed, named, named if firm else None, undecided, verdict)
+
+
+def named_only_in_remedies(reply: Reply, rubrics: dict[str, CompiledRubric], claims: Claims) -> bool:
+    """Every diagnosis the reply names is only the object of one of its own checks or fixes ("more dataloader
+    workers", "time next()"): the reply names remedies, not a diagnosis."""
+    return bool(claims.evidence) and not _evidence(reply, rubrics, {}, skip_tools=True)
+
+
+_DIGIT = re.compile(r"\d")
+IMPLIED_OTHER_TOPICS = 1  # one side remark with a check or fix of another signature
+
+
+def _implied(reply: Reply, rubrics: dict[str, CompiledRubric]) -> dict[str, Evidence]:
+    """A reply that names no diagnosis but quotes figures, runs one signature's confirming check and applies its
+    fix ("cudaLaunchKernel 3,120 calls, 29.8 of the 31 ms step … capture it in a CUDA graph") has diagnosed it in
+    numbers: that signature, when it is the only one with both a firm check and a firm fix."""
+    if not _DIGIT.search(reply.text):
+        return {}
+    found: dict[str, Evidence] = {}
+    spans: dict[str, set[tuple[int, frozenset[int]]]] = {}  # per signature, the words of its firm checks and fixes
+    for sig, comp in rubrics.items():
+        checks = [m for m in reply.find(comp.measurement) if _firm(m)]
+        fixes = [m for m in reply.find(comp.fix) if _firm(m)]
+        spans[sig] = {(m.at[0], m.span) for m in (*checks, *fixes)}
+        if checks and fixes:
+            m = checks[0]
+            found[sig] = Evidence(0.5, m, {m.at[0]}, set(), True, True, m.at[0])
+    if len(found) != 1:
+        return {}
+    mine = spans[next(iter(found))]
+
+    def own_words(span: tuple[int, frozenset[int]]) -> bool:
+        return not any(span[0] == at and span[1] <= words for at, words in mine)
+
+    # a reply that also remedies other diagnoses in words of their own has diagnosed none of them
+    others = sum(1 for s in spans.values() if any(own_words(x) for x in s))
+    return found if others <= IMPLIED_OTHER_TOPICS else {}
+
+
+LABEL_TOKENS = 4  # "host sync.", "Sync stall, mate.", "allocator stall, set expandable_segments"
+
+
+def _label(m: Match) -> bool:
+    """The name opens a short clause: a label, not a sentence about the signature ("a sync stall is periodic …")."""
+    return m.at[1] <= 1 and len(m.clause.tokens) <= LABEL_TOKENS
+
+
+def _firm(m: Match) -> bool:
+    return m.positive and not m.hedged and not m.conditional and not m.alternative
+
+
+_IN_PART = re.compile(r"\b(?:part|parts|portion|rest|otherwise|apart from|besides|itself|remaining|beyond that)\b")
+
+
+def _healthy_in_part(evidence: dict[str, Evidence], committed: frozenset[str]) -> bool:
+    """ "The busy part is healthy", "the rest looks fine": healthy said of a part, beside a problem that is decided."""
+    others = [evidence[s] for s in committed if s != "healthy"]
+    return (
+        bool(others) and all(e.decided for e in others) and bool(_IN_PART.search(evidence["healthy"].first.clause.text))
+    )
+
+
+def _clean_timeline_first(evidence: dict[str, Evidence], committed: frozenset[str]) -> bool:
+    """The reply calls the timeline clean, then names one problem, decided, further on."""
+    healthy = evidence["healthy"]
+    others = [evidence[s] for s in committed if s != "healthy"]
+    return (
+        "timeline" in healthy.first.clause.text
+        and len(others) == 1
+        and others[0].decided
+        and others[0].first_at > healthy.first_at
+    )
 
 
 def _evidence(
@@ -107,9 +208,15 @@ def _evidence(
             if e is None or m.phrase.weight > e.strength:
                 committed = {at} if asserted and not m.hedged else set()
                 first_at = at if e is None else min(at, e.first_at)
-                out[sig] = Evidence(m.phrase.weight, m, {at}, committed, not m.hedged, not offered, first_at)
+                out[sig] = Evidence(
+                    m.phrase.weight, m, {at}, committed, not m.hedged, not offered, first_at, m.alternative
+                )
             elif m.phrase.weight == e.strength:
                 e.add(m, asserted, offered)
+            elif asserted and not m.hedged:
+                e.asserted_in.add(at)  # "… it's the input pipeline": a plain word, but a verdict
+            if m.phrase.name and not m.hedged and not offered and (asserted or _label(m)):
+                out[sig].outright = True  # "it's a sync stall", or the name as a label ("allocator stall, set …")
     return out
 
 

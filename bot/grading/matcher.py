@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, cast
 
 from .phrases import Phrase
-from .polarity import HEDGE, UNDECIDED, ClauseReading
+from .polarity import ANECDOTE, HEDGE, QUESTION_BACK, SAME_HERE, UNDECIDED, VERDICT_HELD, ClauseReading
 from .rulebook import Engine, RulePart, correct, engine
 from .text import Clause, Token, clauses, clean
 
 __all__ = ["Match", "Reply", "engine"]  # engine: `tracedrill serve` compiles the rule book through this name
 
+PARTS_PER_RUBRIC, CHECK_PART = 4, 1  # the rule book numbers each rubric's parts: signature, check, fix, wrong fix
 WINDOW_SLACK = 4  # a k-word phrase may spread over k + 4 words (stop words count), in any order
 _NEGATIONS = frozenset({"not", "no"})
 
@@ -45,6 +46,8 @@ class Reply:
     index: list[dict[str, list[int]]]  # per clause: word → positions
     hedged: bool
     undecided: bool = False  # says it will not commit: every mention is one possibility among several
+    told: bool = False  # tells a story from another job without tying it to this trace ("we had this in 2022")
+    held: int = 0  # clauses before this one are held back: "… I'd want ncu on the top kernel before calling it clean"
     found: list[list[Match]] = field(default_factory=list)  # every rubric part's matches, by part number
     readings: dict[int, ClauseReading] = field(default_factory=dict)  # per clause, made at its first match
 
@@ -54,8 +57,16 @@ class Reply:
         concepts = engine().concepts
         read = [_corrected(c) for c in clauses(cleaned)]
         low = cleaned.lower()
+        told = bool(ANECDOTE.search(low)) and not SAME_HERE.search(low)
+        held = next((k for k, c in enumerate(read) if VERDICT_HELD.search(c.text)), 0) if "before" in low else 0
         return cls(
-            low, read, [concepts.index(c.tokens) for c in read], bool(HEDGE.search(low)), bool(UNDECIDED.search(low))
+            low,
+            read,
+            [concepts.index(c.tokens) for c in read],
+            bool(HEDGE.search(low)),
+            bool(UNDECIDED.search(low)),
+            told,
+            held,
         )
 
     def find(self, part: RulePart) -> list[Match]:
@@ -95,7 +106,8 @@ class Reply:
                     same = (part, words, phrase.weight)
                     if same not in seen:
                         seen.add(same)
-                        results[part].append(self._match(number, clause, phrase, chosen, words, naming))
+                        check = part % PARTS_PER_RUBRIC == CHECK_PART
+                        results[part].append(self._match(number, clause, phrase, chosen, words, naming, check))
         for found in results:
             if len(found) > 1:
                 # in reading order: which match is "first" (quoted, and read for the opening tone) must not depend
@@ -107,26 +119,62 @@ class Reply:
         reading = self.readings.get(number)
         if reading is None:
             lead = self.clauses[number - 1] if number > 0 else None
-            reading = self.readings[number] = ClauseReading(self.clauses[number], lead, self.undecided)
+            follow = self.clauses[number + 1] if number + 1 < len(self.clauses) else None
+            clause = self.clauses[number]
+            reading = self.readings[number] = ClauseReading(
+                clause,
+                lead,
+                self.undecided,
+                follow,
+                self.told,
+                self._list_lead(number),
+                number < self.held,
+                lead is not None and lead.text.endswith("?") and bool(QUESTION_BACK.search(lead.text)),
+            )
         return reading
 
+    def _list_lead(self, number: int) -> Clause | None:
+        """The clause whose colon opened the list this clause is in, within the same sentence ("Two options: it's
+        cudaMalloc, so allocator, or a sync")."""
+        for k in range(number - 1, -1, -1):
+            lead = self.clauses[k]
+            if lead.colon:
+                return lead
+            if lead.stop:
+                return None
+        return None
+
     def _match(
-        self, number: int, clause: Clause, phrase: Phrase, chosen: tuple[int, ...], words: tuple[int, ...], naming: bool
+        self,
+        number: int,
+        clause: Clause,
+        phrase: Phrase,
+        chosen: tuple[int, ...],
+        words: tuple[int, ...],
+        naming: bool,
+        check: bool = False,
     ) -> Match:
         """A rule found on these words (`chosen` in the rule's order, `words` in the clause's), with its polarity."""
         tokens = clause.tokens
         first = words[0]
         start = tokens[first].start
         reading = self._reading(number)
-        negated = reading.negated(start, tokens[words[-1]].end, phrase.negative)
+        # a class term that says "not" itself ("not keeping up", "no gaps") is not a negation of the rule
+        says_not = phrase.negative or (
+            ("not" in self.index[number] or "no" in self.index[number])
+            and any(tokens[k].stem in _NEGATIONS for k in chosen)
+        )
+        negated = reading.negated(start, tokens[words[-1]].end, says_not)
         if naming and not negated:
             negated = reading.not_a_claim(start)
+        if not negated and not check and reading.asks():
+            negated = True  # "what's num_workers set to?" names and fixes nothing
         alternative, hedged, tentative, conditional, soft = reading.flags()
         return Match(
             phrase,
             clause,
             not negated,
-            hedged or (tentative if naming else soft),
+            (hedged or tentative) if naming else soft,
             tuple([tokens[k].word for k in words]),
             alternative,
             conditional,
@@ -145,7 +193,7 @@ def _corrected(clause: Clause) -> Clause:
             if fixed is None:
                 fixed = list(tokens)
             fixed[k] = t._replace(stem=stem)
-    return clause if fixed is None else Clause(clause.text, clause.quote, tuple(fixed), clause.colon)
+    return clause if fixed is None else Clause(clause.text, clause.quote, tuple(fixed), clause.colon, clause.stop)
 
 
 def _locate(

@@ -22,6 +22,7 @@ class Phrase:
     ordered: bool = False  # the tokens must appear in the order written
     needs: frozenset[str] = frozenset()  # every token, for a quick check before locating
     negative: bool = False  # the rule itself says "no …" / "not …"
+    name: bool = False  # one of the signature's own names
 
 
 def words(text: str, memo: dict[str, tuple[Token, ...]]) -> tuple[Token, ...]:
@@ -32,7 +33,9 @@ def words(text: str, memo: dict[str, tuple[Token, ...]]) -> tuple[Token, ...]:
     return cached
 
 
-def compile_phrases(phrases: list[str], weight: float, memo: dict[str, tuple[Token, ...]]) -> tuple[Phrase, ...]:
+def compile_phrases(
+    phrases: list[str], weight: float, memo: dict[str, tuple[Token, ...]], *, name: bool = False
+) -> tuple[Phrase, ...]:
     """A rule is words and {concept} references, all to be found close together in one clause, in any order."""
     out = []
     for p in phrases:
@@ -42,7 +45,7 @@ def compile_phrases(phrases: list[str], weight: float, memo: dict[str, tuple[Tok
         exclude = tuple(t for x in excluded for t in _rule_tokens(x, memo))
         if tokens:
             negative = bool(_RULE_NEGATIONS & set(tokens))
-            out.append(Phrase(p, tokens, weight, exclude, ordered, frozenset(tokens), negative))
+            out.append(Phrase(p, tokens, weight, exclude, ordered, frozenset(tokens), negative, name))
     return tuple(out)
 
 

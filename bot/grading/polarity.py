@@ -16,10 +16,12 @@ _NEGATION_BEFORE = re.compile(
     r"(?:\bnot\b|\bno\b|\bzero\b|n't\b|\bnever\b|\bnor\b|\bwithout\b|\brather than\b|\binstead of\b"
     r"|\brul(?:e|ed|ing) out\b"
     r"|\bunlikely\b|\bdoubt\b|\bneither\b|\bagainst\b|\bnot a\b|\bisn'?t\b|\bexclud\w*|\breject\w*|\bdismiss\w*"
-    r"|\bfirst (?:i )?(?:thought|guess\w*)|\bmy first guess\b|\btempting\b|\bwrong\b|\bthe alternative\b"
+    r"|\bfirst (?:i )?(?:thought|guess\w*)|\bmy first (?:guess|reflex|instinct|thought|read|hunch|impression)\b"
+    r"|\bat first\b"
+    r"|\b(?:made|had|got) me (?:think\w*|suspect\w*|wonder\w*)|\btempting\b|\bwrong\b|\bthe alternative\b"
     r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b"
     r"|\b(?:someone|somebody|people|others)(?: \w+)? (?:said|says|suggested|claimed|thought|blamed)\b)"
-    r"(?:[^\w.;,]+(?!or\b|and\b|nor\b)[\w'-]+){0,4}[^\w.;,]*$"  # ≤ 4 words between negation and match, no "or"
+    r"(?:[^\w.;,→]+(?!or\b|and\b|nor\b)[\w'-]+){0,4}[^\w.;,→]*$"  # ≤ 4 words between negation and match, no "or"
 )
 _EXONERATED_AFTER = re.compile(
     r"^[^.;]{0,25}?(?:\b(?:is|are|was|looks?|seems?|appears?)\s+(?:fine|ok|okay|good|normal|innocent|irrelevant|"
@@ -27,11 +29,17 @@ _EXONERATED_AFTER = re.compile(
     r"\b(?:isn'?t|aren'?t|wasn'?t|is not|are not|was not)\s+(?:it|the (?:problem|issue|cause|culprit|bottleneck))"
     r"|\bis a red herring\b|\b(?:can|could)\s*(?:not|n't)\s+(?:explain|account)|\bdoesn'?t (?:explain|fit)"
     r"|\bwouldn'?t (?:explain|fit)|\bis wrong\b|\bis a trap\b|\bis the trap\b"
-    r"|\b(?:would be|was|is) (?:my|the|everyone'?s) first (?:guess|thought|read|instinct|reflex|hypothesis))"
+    r"|\b(?:would be|was|is) (?:my|the|everyone'?s) first (?:guess|thought|read|instinct|reflex|hypothesis)"
+    r"|\bat first (?:glance|sight)|\bon the surface\b|\b(?:made|had|got) me (?:think|suspect|wonder))"
+    # "ncu won't tell you", "NCCL tuning won't help", "leave NCCL_ALGO / NCCL_PROTO alone": right after the thing
+    r"|^(?:\s*[/,]\s*[\w.]+)*\s+alone\b"
+    r"|^\s*(?:won'?t|will not|doesn'?t|does not|can'?t|cannot) (?:tell|help|show|settle|distinguish)\b"
+    r"|^[^.;]{0,45}?\bto rule (?:that|it|this) out\b"
 )
 # A diagnosis named inside a fix ("remove the torch.cuda.synchronize() before the all-reduce") is not a claim.
 _FIX_CONTEXT_BEFORE = re.compile(
     r"\b(?:remove|removing|drop|dropping|avoid|avoiding|get rid of|eliminate|delete|take out|stop calling|no more"
+    r"|rip out|ripping out|pull out|strip out|whatever forces"
     r"|fix|fixing|fixed|cut|cutting|shave|shaving|reduce|reducing|hide|hiding|amortize|amortise|lower|lowering)"
     r"\b[^.;]{0,30}$"
 )
@@ -39,6 +47,10 @@ _FIX_CONTEXT_BEFORE = re.compile(
 _MEASURE_CONTEXT_BEFORE = re.compile(
     r"\b(?:count|counting|grep|look for|looking for|search for|check for|find|above each|measure|plot|correlate|compare"
     r"|how many|number of|(?:check|see|test|verify|confirm|tell)(?:ing)? (?:whether|if))\b[^.;]{0,20}$"
+    # "cuda_api_sum for launches, memory_stats for the allocator": a tool and what it would catch
+    r"|\b(?:memorystats|memorysnapshot|ncu|nsys|mfu|hta|dcgm|nvidiasmi|syncdebugmode|withstack|cudaapisum"
+    r"|cudagpukernsum|kernelsum|allocretries|torchdistributeddebug|busbw)"
+    r"\s+(?:for|to (?:check|find|catch|rule out|spot))\s+(?:the |a |any )?$"
 )
 _NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
 _NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|it)\b")
@@ -50,10 +62,20 @@ HEDGE = re.compile(
     r"|\beither\b.{0,80}\bor\b"
     r"|\?\s*$|🤔|🤷"
 )
+# The marks of HEDGE that hedge a check or a fix too: "either A or B" between two fixes of one problem is a choice,
+# not a doubt.
+_REMEDY_HEDGE = re.compile(
+    r"\b(?:not sure|unsure|no idea|maybe|might be|could be|possibly|perhaps|hard to (?:say|tell)|can'?t tell|"
+    r"i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|some kind of)\b|\?\s*$|🤔|🤷"
+)
 # Further marks of a tentative diagnosis (they do not make a check or a fix tentative).
 _TENTATIVE = re.compile(
-    r"\b(?:i think|i suspect|suspect|i'?d guess|probably|prob|my guess|afaict|i believe|idk|(?:want|like) to confirm|"
-    r"to be sure|before (?:saying|committing)|haven'?t (?:verified|checked|confirmed)|not verified|hold it loosely|"
+    r"\b(?:i'?d hazard|hazard a guess|of some sort|sort of|kind of|reminds me of|remind me of|"
+    r"might be (?:the same|similar)|could be (?:the same|that) again|i think|i suspect|suspect|i'?d guess|probably|"
+    r"prob|my guess|afaict|i believe|idk|(?:want|like) to confirm|"
+    r"to be sure|before (?:saying|committing)|i reckon|reckon|my hunch|hunch is|gut (?:says|feeling)|i feel like|"
+    r"feels like|i wonder (?:if|whether)|not 100 ?%|not entirely sure|not certain|could be wrong|"
+    r"haven'?t (?:verified|checked|confirmed)|not verified|hold it loosely|"
     r"i'?m not certain|might|may be)\b"
 )
 # A check or fix offered without conviction ("cuda graphs might help", "could try more workers"): ½ for that part,
@@ -61,17 +83,33 @@ _TENTATIVE = re.compile(
 _SOFT_REMEDY = re.compile(
     r"\b(?:might|could|may|should) (?:help|work|fix it|be worth)|\b(?:could|might|maybe|perhaps) try\b"
     r"|\bworth (?:a )?try|\bworth trying\b|\bnot sure (?:it|that|this) (?:helps|works|will)|\bi'?d try\b.*\bsee\b"
-    r"|\bsee if (?:it|that) helps\b"
+    r"|\bsee if (?:it|that) helps\b|\bi guess\b|\bi think\W*$|\bmaybe\b|\bperhaps\b|\b(?:might|could) consider\b"
+    r"|\bmay (?:mitigate|help|be (?:informative|useful|worth|helpful))\b|\bwith some reservation|\bhesitat\w*"
+    r"|\bprobably (?:nothing|not|none)\b"
+    r"|\b(?:i'?d|i would|we'?d|we could|you could|you might) (?:probably|likely|maybe|perhaps)\b"
+    r"|\b(?:probably|likely) (?:just )?(?:leave|stop|ship|add|use|try|bump|raise|increase|set|switch|move|enable"
+    r"|turn|drop|remove|fix|help|be enough)\b|\bprobably\W*$"
 )
 # Offering two or more possibilities in one breath ("either X or Y", "could be X, could be Y", "can't tell").
 _ALTERNATIVE = re.compile(
-    r"\beither\b|\b(?:could|might|may) (?:also )?be\b[^.;]{0,80}\bor\b|\bweigh\w*\b[^.;]{0,80}\bagainst\b"
+    r"\beither\b(?=[^.;]{0,80}\bor\b)|\beither (?:one|way|of (?:them|those|these|the two))\b"  # not "isn't X either"
+    r"|\b(?:could|might|may) (?:also )?be\b[^.;]{0,80}\bor\b|\bweigh\w*\b[^.;]{0,80}\bagainst\b"
     r"|\bor\b[^.;]{0,80}\b(?:could|might|may) (?:also )?be\b"
     r"|\b(?:could|might|may) (?:also |just )?be\b.*\b(?:could|might|may) (?:also |just )?be\b"  # could be X, could be Y
     r"|\b(?:can'?t|cannot|hard to|too early to) (?:tell|say|decide|distinguish)\b"
     r"|\bone of (?:the|those|these) (?:two|three|few|several|options|candidates|possibilities)\b"
     r"|\b(?:not sure|unsure) (?:if|whether|which)\b|\bdepends (?:on )?which\b|\bor\b[^.;]{0,60}\?\s*$|\bwhich is it\b"
     r"|\bsometimes (?:it'?s|it is|that'?s)\b[^.;]{0,80}\bsometimes\b"  # "sometimes it's X, sometimes Y"
+    # a cause offered as what happens in general, one of a family: "in some jobs it's X", "occasionally the host …",
+    # "the second suspect is …", "the same picture fits X, Y and Z"
+    r"|\b(?:in (?:some|other|many|a few) (?:jobs|cases|runs|setups|traces|workloads)"
+    r"|sometimes (?:it'?s|it is|the|a|you)|occasionally|other times)\b"
+    r"|\bthe (?:first|second|third|fourth|fifth|next|last|other) (?:family|suspect|candidate|possibility|option|story"
+    r"|hypothesis|culprit|kind|class|usual suspect)\b"
+    r"|\b(?:and|then) the (?:second|third|fourth|fifth|last) (?:is|one)\b"
+    r"|\banother (?:possibility|candidate|suspect|option|explanation|culprit)\b"
+    r"|\b(?:picture|shape|pattern|symptom|trace|this) (?:also |equally )?(?:fits|matches)\b[^.;]{0,80}\b(?:and|or)\b"
+    r"|\bcan (?:also )?be\b[^.;]{0,80}\bor\b"
     r"|\bor\b[^.;]*\bor\b"  # X or Y or Z
 )
 # "X, Y or Z": a pattern of its own (it starts at any letter: inside the alternation above it made it 5× slower),
@@ -80,42 +118,110 @@ _LISTED_OPTIONS = re.compile(r"\w(?:,\s*[\w./()-]+(?:\s+[\w./()-]+){0,2}){1,},?\
 # Words _ALTERNATIVE cannot match without (a quick test first: most clauses hold none of them).
 _ALTERNATIVE_HINT = re.compile(
     r"\b(?:either|could|might|may|or|weigh\w*|can'?t|cannot|hard|too early|one|not sure|unsure|depends|which"
-    r"|sometimes)\b"
+    r"|sometimes|some|other|occasionally|first|second|third|fourth|fifth|next|last|another|fits|matches|can)\b"
 )
 _CONDITION_WORDS = ("if", "when", "unless", "whether", "assuming", "in case")
-# A condition: "if it's X, do A". With several diagnoses in play it offers X as one branch; with one, it is how
-# the reply would confirm its only diagnosis ("if it jumps, the loader can't keep up").
+# A condition: "if it's X, do A". With several diagnoses in play it offers X as one branch; with one, it is how the
+# reply would confirm its only diagnosis ("if it jumps, the loader can't keep up"). "If you divide the bytes by the
+# time you get 3 TB/s" describes how to run a check, not a branch ("if you see one all-reduce, …" still is one).
 _CONDITION = re.compile(
-    r"^\W*(?:if|when|unless|whether|assuming|in case)\b|\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b"
+    r"^\W*(?:if|when|unless|whether|assuming|in case)\b(?! (?:you|we) (?!see\b|find\b|get\b))"
+    r"|\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b"
 )
 # A clause that introduces a list of checks ("Before touching anything I'd check:", "To confirm:").
-_LEADS_INTO_CHECKS = re.compile(r"\b(?:check|measure|verify|confirm|look at|inspect|test|checks|measurements?)\W*$")
+_LEADS_INTO_CHECKS = re.compile(
+    r"\b(?:check|measure|verify|confirm|look at|inspect|test|checks|measurements?|battery|checklist)\W*$"
+)
+# A clause that introduces candidates ("the usual suspects:", "I weighed three things for the gap:"): what follows
+# is offered as possibilities, for the reply to rule in or out.
+_LEADS_INTO_CANDIDATES = re.compile(
+    r"\b(?:suspects|candidates|possibilities|hypotheses|explanations|culprits|the following|could be anything"
+    r"|shortlist|guesses)\W*$"
+    r"|\b(?:two|three|four|five|several|a few|\d) (?:things|options|causes|stories|readings|possibilities|hypotheses"
+    r"|candidates|suspects|explanations)\b[^.;]*$"
+    r"|\b(?:weighed|considered|suspected|see|saw|can think of) (?:two|three|four|several|a few) (?:things|options)"
+    r"\b[^.;]*$"
+)
+# The next clause denies this one: "sometimes the allocator causes this, but not here".
+DENIED_BY_NEXT = re.compile(
+    r"^\W*(?:not here|not this time|not in this (?:case|trace|run|one)|not the case here|not what'?s happening"
+    r"|that'?s not (?:it|what'?s happening|the case)(?: here)?|doesn'?t apply here|no such luck"
+    r"|(?:and |but )?(?:i )?(?:found|saw|see|there(?:'s| is| are)) (?:none|nothing|no sign) of (?:them|those|these|it)"
+    r"|none of (?:them|those|these) (?:is|are|apply|applies|show|shows|fit|fits|hold)"
+    r"|(?:so |which means )?(?:the first two|both|those|these|all three|all of them) (?:are|is)"
+    r" (?:out|ruled out|excluded))\b"
+)
+# The next clause, all of it, hedges this one: "… isn't overlapping, though I'm not certain" (not "not sure about
+# the fix", which hedges what follows).
+HEDGED_BY_NEXT = re.compile(
+    r"^\W*(?:i'?m |i am )?(?:not (?:certain|sure|100 ?%|entirely sure|confident|positive)|could be wrong|might be wrong"
+    r"|don'?t quote me|unverified|just a guess|only a guess|a guess)(?: (?:yet|tho|though|of (?:it|that)))?\W*$"
+)
+# A question back: the reply asks for something ("what's num_workers set to?", "is this the A100 trace?") and claims,
+# checks or fixes nothing in it. "Could it be X?" offers X (a hedge); "have you tried X?" suggests X.
+QUESTION_BACK = re.compile(
+    r"^\W*(?:(?:wait|ok|okay|so|hmm+|also|and|but|quick q|q)\W+)?(?!have you tried|did you try|what about|how about)"
+    r"(?:what|what'?s|which|how|where|who|do you|does|did|have you|has|can you|can we|could you|would you"
+    r"|any chance|anyone|is this|is that|are these|are those|are you|is there|are there|was this|were you)\b[^?]*\?\s*$"
+    # "is expandable_segments even on by default?": asking about a setting
+    r"|^\W*(?:is|are|was|were) [^?]{0,60}\b(?:on|off|enabled|disabled|set|default|installed|available|supported)\b"
+    r"[^?]*\?\s*$"
+)
+RHETORICAL = re.compile(r"^\W*(?:so |and |but )?why\b[^?]*\?\s*$")
+# A story from another job ("we had this in 2022", "years back a run …") claims nothing about this trace on its own;
+# the reply ties it to this one with "same picture here", "this trace has the same …".
+ANECDOTE = re.compile(
+    r"\b(?:we had|i had|had this|we once|i once|once had|once saw|years? (?:back|ago)|a while (?:back|ago)"
+    r"|back in (?:19|20)\d\d|in (?:19|20)\d\d|last (?:year|time|job)|at my (?:last|previous|old) (?:job|company|place)"
+    r"|on a previous|on an old|used to have)\b"
+)
+SAME_HERE = re.compile(
+    r"(?<!might be the )(?<!could be the )(?<!maybe the )(?<!may be the )(?<!might be )(?<!could be )"
+    r"\b(?:same (?:picture|shape|pattern|thing|story|comb|signature|symptoms?|trace) (?:here|again|as)"
+    r"|this (?:trace|one|job|run) (?:is|has|shows|looks) (?:the same|exactly|just like)"
+    r"|(?:exact|exactly the) same (?:shape|picture|pattern|thing)|same here|here too(?!\?)"
+    r"|just like (?:that|this) one)\b"
+)
+# A later clause holds the verdict back: "… is bandwidth-bound — I'd want the roofline before betting on it".
+VERDICT_HELD = re.compile(
+    r"\bbefore (?:betting|committing|calling it|concluding|i'?d commit|i bet)\b"
+    r"(?! to (?:a |the |any )?(?:change|fix|remedy|solution))"
+)
 # A sarcasm tag: the clause it closes says the opposite of what it claims.
 _SARCASM = re.compile(r"(?:^|\s)/s\b")
 # The reply says outright that it does not commit.
 UNDECIDED = re.compile(
     r"\b(?:(?:not|won'?t|can'?t|don'?t want to) (?:commit|decide|choose|pick)|which is it|"
     r"one of those two|one of the two|could go either way|no way to tell|50/50|coin ?flip|"
-    r"(?:and|then) decide (?:from there|later|after(?:wards)?))\b"
+    r"(?:and|then) decide (?:from there|later|after(?:wards)?)"
+    r"|can'?t say (?:anything|much)(?: useful)? until|asking before i answer)\b"
 )
 
 # Words one of the polarity patterns above needs (a superset): a clause without any skips those patterns.
 _NEGATION_KEYWORD = re.compile(
     r"\b(?:not|no|zero|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
-    r"|dismiss\w*|first|tempting|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
+    r"|dismiss\w*|first|made|had|got|tempting|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
     r"|claimed|blamed)\b|n't\b"
 )
 _EXONERATION_KEYWORD = re.compile(
-    r"\b(?:fine|ok|okay|good|normal|innocent|irrelevant|healthy|herring|not|ruled|isnt|arent|wasnt|explain|account"
+    r"\b(?:tell|help|show|settle|distinguish|alone|first|surface|made|had|got|fine|ok|okay|good|normal|innocent|irrelevant|healthy|herring|not|ruled|isnt|arent|wasnt|explain|account"
     r"|fit|wrong|trap)\b|n't\b"
 )
 _CONTEXT_KEYWORD = re.compile(
-    r"\b(?:remov\w*|drop\w*|avoid\w*|get rid|eliminate|delete|take out|stop calling|no more|fix\w*|cut\w*"
+    r"\b(?:remov\w*|drop\w*|avoid\w*|get rid|eliminate|delete|take out|stop calling|no more|fix\w*|cut\w*|rip\w*"
+    r"|pull out|strip out|whatever"
     r"|shav\w*|reduc\w*|hid\w*|amorti[sz]e|lower\w*|count\w*|grep|look\w* for|search for|check for|find"
-    r"|above each|measure|plot|correlate|compare|how many|number of|whether|if)\b"
+    r"|above each|measure|plot|correlate|compare|how many|number of|whether|if|memorystats|memorysnapshot|ncu|nsys"
+    r"|mfu|hta|dcgm|nvidiasmi|syncdebugmode|withstack|cudaapisum|cudagpukernsum|kernelsum|allocretries"
+    r"|torchdistributeddebug|busbw)\b"
 )
 
 Flags = tuple[bool, bool, bool, bool, bool]  # (offers alternatives, hedged, tentative, conditional, soft remedy)
+# hedged: a diagnosis here is hedged (alternatives included); soft: a check or fix here is offered without conviction
+
+
+_DENIED_WORDS = ("not", "no", "none", "out", "luck", "apply")  # one of these is in every DENIED_BY_NEXT match
+_HEDGED_WORDS = ("not", "wrong", "quote", "verified", "guess")  # … and in every HEDGED_BY_NEXT match
 
 
 class ClauseReading:
@@ -123,28 +229,60 @@ class ClauseReading:
 
     __slots__ = (
         "_after",
+        "_after_text",
+        "_asks",
         "_before",
         "_context",
+        "_denied",
         "_flags",
+        "_hedged_by_next",
+        "_held_by_next",
         "_inside",
         "_keywords",
+        "_lead_lists_candidates",
         "_lead_lists_checks",
+        "_naming_keywords",
+        "_question_run",
+        "_question_run",
+        "_story",
         "text",
         "undecided",
     )
 
-    def __init__(self, clause: Clause, lead: Clause | None, undecided: bool) -> None:
+    def __init__(
+        self,
+        clause: Clause,
+        lead: Clause | None,
+        undecided: bool,
+        follow: Clause | None = None,
+        told: bool = False,
+        list_lead: Clause | None = None,
+        held: bool = False,
+        asked_before: bool = False,
+    ) -> None:
         self.text = clause.text
+        self._story = told and bool(ANECDOTE.search(clause.text))  # a past job, not this trace
+        # the next clause is read only at its start, and only when it holds a word its patterns need
+        after = follow.text if follow is not None else ""
+        head = after[:48]
+        self._denied: bool | None = None if any(w in head for w in _DENIED_WORDS) else False
+        self._after_text = head
+        # a question back, or a question that carries one on ("what's the DDP config? bucket size, how many gpus?")
+        self._asks = clause.text.endswith("?") and (asked_before or bool(QUESTION_BACK.search(clause.text)))
+        # "prefill HOL blocking? KV preemption? launch-bound decode?": a run of questions offers alternatives
+        self._question_run = clause.text.endswith("?") and (
+            (lead is not None and lead.text.endswith("?")) or after.endswith("?")
+        )
+        self._hedged_by_next = any(w in head for w in _HEDGED_WORDS) and bool(HEDGED_BY_NEXT.search(after))
+        self._held_by_next = held  # a later clause holds the verdict back ("… before calling it clean")
         self.undecided = undecided  # the whole reply refuses to commit
         self._lead_lists_checks = lead is not None and lead.colon and bool(_LEADS_INTO_CHECKS.search(lead.text))
+        self._lead_lists_candidates = list_lead is not None and bool(_LEADS_INTO_CANDIDATES.search(list_lead.text))
         text = self.text
-        # (negation, exoneration, fix/check context, sarcasm tag): whether the clause holds a word the pattern needs
-        self._keywords = (
-            bool(_NEGATION_KEYWORD.search(text)),
-            bool(_EXONERATION_KEYWORD.search(text)),
-            bool(_CONTEXT_KEYWORD.search(text)),
-            bool(_SARCASM.search(text)),
-        )
+        # (negation, exoneration): whether the clause holds a word the pattern needs; the fix/check context and the
+        # sarcasm tag matter only for a diagnosis named here, and are read the first time one is
+        self._keywords = (bool(_NEGATION_KEYWORD.search(text)), bool(_EXONERATION_KEYWORD.search(text)))
+        self._naming_keywords: tuple[bool, bool] | None = None
         self._before: dict[int, bool] = {}
         self._after: dict[int, bool] = {}
         self._inside: dict[tuple[int, int], bool] = {}
@@ -153,6 +291,10 @@ class ClauseReading:
 
     def negated(self, start: int, end: int, negative_rule: bool) -> bool:
         """The words at text[start:end] are denied, exonerated or rejected ("not X", "X is fine", "rule out X")."""
+        if self._denied is None:
+            self._denied = bool(DENIED_BY_NEXT.search(self._after_text))
+        if self._denied:
+            return True
         may_negate, may_exonerate = self._keywords[0], self._keywords[1]
         if may_negate and self._negation_before(start):
             return True
@@ -163,27 +305,45 @@ class ClauseReading:
         # "the all-reduce is not overlapped" ≠ "overlap the all-reduce"
         return may_negate and self._negation_inside(start, end)
 
+    def asks(self) -> bool:
+        """The clause is a question back: it claims no diagnosis and offers no fix (a check asked about — "how many
+        cudaMalloc per step?" — is still a check, offered tentatively)."""
+        return self._asks
+
     def not_a_claim(self, start: int) -> bool:
         """A diagnosis named here is listed as a check, named inside a fix or a check, or said in sarcasm."""
         if self._lead_lists_checks:  # "I'd check: memory_stats, .item() syncs, …" lists checks, it claims nothing
             return True
-        if self._keywords[2] and self._in_context(start):
+        if self._naming_keywords is None:
+            self._naming_keywords = (bool(_CONTEXT_KEYWORD.search(self.text)), bool(_SARCASM.search(self.text)))
+        if self._naming_keywords[0] and self._in_context(start):
             return True
-        return self._keywords[3]  # "sure, it's totally the network /s" claims the opposite
+        return self._naming_keywords[1]  # "sure, it's totally the network /s" claims the opposite
 
     def flags(self) -> Flags:
         if self._flags is None:
             text = self.text
-            alternative = self.undecided or bool(
-                _ALTERNATIVE_HINT.search(text)
-                and (_ALTERNATIVE.search(text) or ("," in text and "or" in text and _LISTED_OPTIONS.search(text)))
+            alternative = (
+                self.undecided
+                or self._lead_lists_candidates
+                or self._question_run
+                or bool(
+                    _ALTERNATIVE_HINT.search(text)
+                    and (_ALTERNATIVE.search(text) or ("," in text and "or" in text and _LISTED_OPTIONS.search(text)))
+                )
             )
+            # "why is rank 4 slow?" presumes it is
+            asked = text[:-1] if text.endswith("?") and "why" in text and RHETORICAL.search(text) else text
+            hedge = bool(HEDGE.search(asked))  # _REMEDY_HEDGE holds a subset of HEDGE's marks
             self._flags = (
                 alternative,
-                alternative or bool(HEDGE.search(text)),
-                bool(_TENTATIVE.search(text)),
+                alternative or hedge,
+                self._hedged_by_next or self._held_by_next or self._story or bool(_TENTATIVE.search(text)),
                 any(w in text for w in _CONDITION_WORDS) and bool(_CONDITION.search(text)),
-                bool(_SOFT_REMEDY.search(text)),
+                self._story
+                or self._hedged_by_next
+                or bool(_SOFT_REMEDY.search(text))
+                or (hedge and bool(_REMEDY_HEDGE.search(asked))),
             )
         return self._flags
 
@@ -191,7 +351,9 @@ class ClauseReading:
     def _negation_before(self, start: int) -> bool:
         found = self._before.get(start)
         if found is None:
-            found = self._before[start] = bool(_NEGATION_BEFORE.search(self.text[max(0, start - LOOK) : start]))
+            piece = self.text[max(0, start - LOOK) : start]
+            # the keyword test first: most slices before a match hold no negation word at all
+            found = self._before[start] = bool(_NEGATION_KEYWORD.search(piece)) and bool(_NEGATION_BEFORE.search(piece))
         return found
 
     def _exonerated_after(self, end: int) -> bool:

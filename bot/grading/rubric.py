@@ -28,9 +28,12 @@ class Part(BaseModel):
     hint: str = Field(min_length=10)  # what would have earned the part, in words a person reads
     rules: list[str] = Field(min_length=1)
     weak: list[str] = []  # signature only: symptom descriptions that count when nothing stronger is named
+    # signature only: the signature's own names ("sync stall", "straggler"); a reply that names one outright, as its
+    # only named diagnosis, commits to it over words that merely point at another (".item()" beside "allocator stall")
+    names: list[str] = []
     wrong: list[str] = []  # fix only: fixes that belong to another signature
 
-    @field_validator("rules", "weak", "wrong")
+    @field_validator("rules", "weak", "wrong", "names")
     @classmethod
     def _well_formed(cls, values: list[str]) -> list[str]:
         known = vocabulary().concepts

@@ -94,7 +94,13 @@ def _build() -> Engine:
 
 
 def _compile_rubric(r: Rubric, first: int, memo: dict[str, tuple[Token, ...]]) -> CompiledRubric:
-    signature = compile_phrases(r.signature.rules, 1.0, memo) + compile_phrases(r.signature.weak, 0.5, memo)
+    names = compile_phrases(r.signature.names, 1.0, memo, name=True)
+    named = {(p.tokens, p.exclude, p.ordered) for p in names}
+    # a rule that says the same as one of the names is the name (one rule, matched once)
+    rules = tuple(
+        p for p in compile_phrases(r.signature.rules, 1.0, memo) if (p.tokens, p.exclude, p.ordered) not in named
+    )
+    signature = names + rules + compile_phrases(r.signature.weak, 0.5, memo)
     return CompiledRubric(
         r,
         RulePart(first, signature, naming=True),

@@ -85,7 +85,7 @@ def _signature_part(signature: str, rubric: Rubric, claims: Claims, hedged: bool
     hint, twin, named, committed, evidence = (
         rubric.signature.hint,
         rubric.twin,
-        claims.named,
+        claims.verdict or claims.named,
         claims.committed,
         claims.evidence,
     )
@@ -121,7 +121,9 @@ def _level(signature: str, hint: str, claims: Claims, hedged: bool) -> PartResul
 
 
 def _tentative(m: Match, several: bool) -> bool:
-    return m.hedged or (several and m.conditional)
+    """A check or fix offered without conviction, or as one branch among several diagnoses ("if it's X, do A",
+    "either X or Y — ncu will tell"); "either A or B" between two fixes of one diagnosis is a choice, not a doubt."""
+    return m.hedged or (several and (m.conditional or m.alternative))
 
 
 def _plain_part(matches: list[Match], hint: str, several: bool = False) -> PartResult:
@@ -140,7 +142,7 @@ def _fix_part(right: list[Match], wrong: list[Match], hint: str, several: bool =
     if wrong_positive and part.credit > 0:
         # A fix from another problem alongside the right one is not a committed fix; as branches of
         # "if it's X do A, if it's Y do B" the right one among them earns half.
-        branches = part.credit < 1.0 or any(m.positive and m.conditional for m in right)
+        branches = part.credit < 1.0 or any(m.positive and (m.conditional or m.alternative) for m in right)
         credit = 0.5 if branches else 0.0
         note = f"also proposes “{wrong_positive[0].quote()}”, which belongs to another problem"
         return PartResult(credit, part.evidence, hint, note)

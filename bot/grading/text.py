@@ -36,14 +36,30 @@ STOPWORDS = frozenset(
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 
+# Intensifiers carry no concept and do not stretch a rule's window: "one GPU, rank 23, is just consistently slower"
+# reads as close as "one GPU is slower".
+FILLERS = frozenset(
+    """
+    just really consistently always clearly visibly noticeably significantly slightly basically literally simply
+    actually still quite pretty totally super fairly somewhat
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+)
+
 _CONTROL = re.compile(r"[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u206f]")
 _DUNDER = re.compile(r"__([a-z]+)__")
 _ARROW = re.compile(r"\s*(?:-+>|=>)\s*")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+_UNKNOWN_STEP = re.compile(r"(?:→|:)[ \t]*\?+(?=\s*$|\s*\n)|→\s*\?+", re.MULTILINE)
+# "comb of µs kernels → launch total ≈ wall time → CUDA graphs": a chain of statements, one clause each; but
+# "if X → do A" stays one clause (the condition holds the fix).
+_CHAIN = re.compile(r"\s→\s")
+_CONDITIONAL = re.compile(r"\b(?:if|when|unless|whether)\b")
 _FENCE = re.compile(r"```[a-zA-Z0-9_+-]*")
 _MARKDOWN = re.compile(r"[*`>#~|]+|(?<!\w)_+|_+(?!\w)")
 _MARKDOWN_CHARS = "*`>#~|_"
+_SPACE_RUN = re.compile(r"(?<=\w)[ \t]{2,}(?=\w)")
 _MENTION = re.compile(r"<[@#!][^>]{0,80}>")
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9']*[a-z0-9]|[a-z0-9]")
+_TOKEN = re.compile(r"\d+(?:\.\d+)+|[a-z0-9][a-z0-9']*[a-z0-9]|[a-z0-9]")  # "1.9" is one number
 # Clause boundaries: sentence punctuation, dashes, and the turns where one claim ends and another begins.
 _CLAUSE = re.compile(
     r"[.;!?\n]+(?:\s|$)|:\s|\s[-–—]+\s|\s+(?:but|however|although|though|whereas|instead(?!\s+of)|actually|rather(?!\s+than))\s+"
@@ -65,6 +81,7 @@ class Clause:
     quote: str  # the same clause as the person wrote it (cleaned): what feedback quotes
     tokens: tuple[Token, ...]  # content tokens (no stop words)
     colon: bool = False  # ends with a colon: introduces what follows ("I'd check: …")
+    stop: bool = True  # ends a sentence (not a comma turn or a dash): a list a colon opened ends here
 
 
 _NT = re.compile("nt", re.IGNORECASE)  # what every bare contraction holds
@@ -80,11 +97,15 @@ def clean(raw: str) -> str:
     text = unicodedata.normalize("NFKC", raw)
     if _NT.search(text):
         text = _BARE_CONTRACTION.sub(r"\1n't", text)  # "isnt overlapping" is a negation typed without the apostrophe
+    if "  " in text:
+        text = _SPACE_RUN.sub("\n ", text)  # chat lines pasted without their line breaks: a run of spaces ends a line
     text = _CONTROL.sub(" ", text)
     text = _MENTION.sub(" ", text)
     text = _DUNDER.sub(r"dunder\1", text)  # __next__ is code, not markdown emphasis
     if ">" in text:
-        text = _ARROW.sub(" → ", text)  # "if X -> do A" stays one clause (and ">" is not a quote marker)
+        text = _ARROW.sub(" → ", text)  # ">" is not a quote marker
+    if "?" in text and ("→" in text or ":" in text):
+        text = _UNKNOWN_STEP.sub(" unknown", text)  # "fix: ?", "slow rank → ? → drain it": a blank
     text = _FENCE.sub(" ", text)
     if any(ch in text for ch in _MARKDOWN_CHARS):
         text = _MARKDOWN.sub(" ", text)
@@ -121,24 +142,43 @@ def clauses(cleaned: str) -> list[Clause]:
     spans: list[tuple[int, int]] = []
     pieces: list[str] = []
     colons: list[bool] = []
+    stops: list[bool] = []
     pos = 0
     for m in [*_CLAUSE.finditer(low), None]:
         end = m.start() if m else len(low)
-        # A question mark stays with its clause: "a straggler?" is a hedge.
-        pieces.append(low[pos:end] + (" ?" if m is not None and "?" in m.group() else ""))
-        spans.append((pos, end))
-        colons.append(m is not None and m.group().startswith(":"))
+        for a, b in _links(low, pos, end):
+            # A question mark stays with its clause: "a straggler?" is a hedge.
+            last = b == end
+            pieces.append(low[a:b] + (" ?" if last and m is not None and "?" in m.group() else ""))
+            spans.append((a, b))
+            colons.append(last and m is not None and m.group().startswith(":"))
+            stops.append(not last or m is None or m.group()[0] in ".;!?\n")
         pos = m.end() if m else len(low)
-    folded = fold(_SEPARATOR.join(pieces)).split(_SEPARATOR)  # one pass of each pattern over the whole reply
+    joined = fold(_SEPARATOR.join(pieces))  # one pass of each pattern over the whole reply
+    if "," in joined:
+        joined = _THOUSANDS.sub("", joined)  # "5,212 kernels" is one number, not two items of a list
+    folded = joined.split(_SEPARATOR)
     if len(folded) != len(pieces):  # a spelling swallowed a separator (cannot happen with the bundled ones)
         folded = [fold(p) for p in pieces]
     out: list[Clause] = []
-    for piece, (start, end), colon in zip(folded, spans, colons, strict=True):
+    for piece, (start, end), colon, stop in zip(folded, spans, colons, stops, strict=True):
         if piece.endswith(" ?"):
             piece = piece[:-2] + "?"
         tokens = _tokens(piece)
         if tokens:
-            out.append(Clause(piece, cleaned[start:end].strip(), tokens, colon))
+            out.append(Clause(piece, cleaned[start:end].strip(), tokens, colon, stop))
+    return out
+
+
+def _links(low: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The links of an arrow chain in low[start:end], or the whole span (no chain, or a conditional one)."""
+    if "→" not in low[start:end] or _CONDITIONAL.search(low, start, end):
+        return [(start, end)]
+    out, pos = [], start
+    for m in _CHAIN.finditer(low, start, end):
+        out.append((pos, m.start()))
+        pos = m.end()
+    out.append((pos, end))
     return out
 
 
@@ -154,6 +194,8 @@ def _tokens(piece: str) -> tuple[Token, ...]:
     for m in _TOKEN.finditer(piece):
         start, end = m.span()
         word = m.group()
+        if word in FILLERS:
+            continue
         position += 1 + COMMA_GAP * piece.count(",", last_end, start) if commas else 1
         last_end = end
         if word not in STOPWORDS:
