@@ -10,9 +10,10 @@ from click.testing import CliRunner
 
 from bot.cli import main
 from bot.scenarios.export import export_scenario, rank_trace
+from bot.scenarios.families import LLM
 from bot.scenarios.ids import DIFFICULTIES, SIGNATURE_IDS
 from bot.scenarios.model import Category
-from bot.scenarios.registry import UnknownDifficultyError, UnknownSignatureError, generate
+from bot.scenarios.registry import UnknownDifficultyError, UnknownSignatureError, generate, generate_in_family
 
 
 def test_same_seed_gives_byte_identical_export(signature_id: str, tmp_path: Path) -> None:
@@ -45,8 +46,9 @@ def test_unknown_signature_and_difficulty_are_rejected_clearly() -> None:
 
 @pytest.mark.parametrize("seed", range(8))
 def test_long_collective_twins_differ_in_collective_count_and_rank_spread(seed: int) -> None:
-    unoverlapped = generate("unoverlapped_allreduce", seed).figures
-    straggler = generate("straggler", seed).figures
+    # The twins as data-parallel drills (a pipeline's straggler stage is tested in test_pipeline_family.py).
+    unoverlapped = generate_in_family("unoverlapped_allreduce", LLM, seed).figures
+    straggler = generate_in_family("straggler", LLM, seed).figures
     assert unoverlapped["collectives_per_step"] == 1
     assert straggler["collectives_per_step"] > 1
     assert unoverlapped["rank_compute_spread_pct"] < 2.0
@@ -57,7 +59,8 @@ def test_long_collective_twins_differ_in_collective_count_and_rank_spread(seed: 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_api_twins_differ_only_in_which_api_precedes_the_gap(seed: int) -> None:
-    sync, alloc = generate("sync_stall", seed), generate("alloc_stall", seed)
+    # The twins as training drills (a served sync stall is tested in test_serving.py).
+    sync, alloc = generate_in_family("sync_stall", LLM, seed), generate_in_family("alloc_stall", LLM, seed)
     sync_apis = {e.name for e in sync.trace.ranks[0].track("CUDA API").events if e.category is Category.SYNC}
     alloc_apis = {e.name for e in alloc.trace.ranks[0].track("CUDA API").events if e.category is Category.MALLOC}
     assert sync_apis

@@ -30,14 +30,13 @@ SERVING = "llm_serving"
 PIPELINE = "pipeline_training"
 
 # Families each signature can be drawn into, with weights. A context-only guess is right at best Σ over families
-# of the heaviest weight there, over ten. prefill_blocks_decode (serving) and pipeline_bubbles (pipeline) live in
-# one family each and fill its top weight alone (2 of 10); every other signature spreads over several families,
-# and the data-parallel ones all share the LLM : vision : recsys proportions 0.7 : 0.1 : 0.2 (memory_bound_kernel
-# and healthy 0.7 : 0.3 — a skinny GEMM cannot outrun the host on a ViT), so the data-parallel families add
-# 0.7 + 0.1 + 0.3 and the bound is 3.1 / 10 = 0.31. Twins keep the same data-parallel proportions; the
-# signatures also hosted in serving or the pipeline give those a share on top.
-_DP = ((LLM, 0.7), (VISION, 0.1), (RECSYS, 0.2))
-_BUSY = ((LLM, 0.7), (RECSYS, 0.3))
+# of the heaviest weight there, over ten (`context_guess_bound`): prefill_blocks_decode (serving),
+# pipeline_bubbles (the pipeline) and memory_bound_kernel (LLM pre-training: a skinny GEMM outruns the host only
+# on the LLM family's GPU/model pairs) each fill one family's top weight alone (3 of 10); the other data-parallel
+# signatures share LLM : vision : recsys as 0.7 : 0.15 : 0.15, whose vision and recsys shares add 0.3 — 0.33 in
+# all. Twins keep the same data-parallel proportions; healthy, straggler and sync_stall are also hosted by serving
+# or the pipeline, whose twins are not.
+_DP = ((LLM, 0.7), (VISION, 0.15), (RECSYS, 0.15))
 
 
 def _scaled(hosts: tuple[tuple[str, float], ...], share: float) -> tuple[tuple[str, float], ...]:
@@ -45,8 +44,8 @@ def _scaled(hosts: tuple[tuple[str, float], ...], share: float) -> tuple[tuple[s
 
 
 HOSTS: dict[str, tuple[tuple[str, float], ...]] = {
-    "healthy": (*_scaled(_BUSY, 0.8), (SERVING, 0.1), (PIPELINE, 0.1)),
-    "memory_bound_kernel": _BUSY,
+    "healthy": ((LLM, 0.8), (SERVING, 0.1), (PIPELINE, 0.1)),
+    "memory_bound_kernel": ((LLM, 1.0),),
     "straggler": (*_scaled(_DP, 0.85), (PIPELINE, 0.15)),
     "unoverlapped_allreduce": _DP,
     "sync_stall": (*_scaled(_DP, 0.85), (SERVING, 0.15)),
@@ -170,10 +169,10 @@ def family_seqs(family: str) -> tuple[int, ...]:
 
 
 def family_pair_ok(family: str) -> Callable[[Hardware, Model], bool] | None:
-    """LLM pre-training and recsys draw only the GPU/model pairs that can host every signature of the family (a
+    """LLM pre-training draws only the GPU/model pairs that can host every signature of the family (a
     memory-bound skinny GEMM needs a GPU whose ridge it stays below and kernels long enough to outrun the
     host), so the hardware and model words are drawn alike whatever is injected."""
-    return busy_pair_ok if family in (LLM, RECSYS) else None
+    return busy_pair_ok if family == LLM else None
 
 
 _SERVING_COMPLAINTS = (
