@@ -9,6 +9,7 @@ flow events join them.
 from __future__ import annotations
 
 import json
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -40,17 +41,18 @@ class _RankEvents:
         self.device = rank.rank % 8
         self.extra_corr = 9_000_000 + rank.rank * 100_000  # API calls without a kernel still need a correlation
         self.worker_tid = MAIN_TID + 1
-        self.events: list[dict[str, Any]] = [
+        self.meta: list[dict[str, Any]] = [  # "M" events, written first in the order they come
             _meta("process_name", self.pid, 0, f"python {self.pid}"),
             _meta("process_name", self.device, 0, f"GPU {self.device}"),
             _meta("thread_name", self.pid, MAIN_TID, "python (main thread)"),
         ]
+        self.events: list[dict[str, Any]] = []  # everything else, sorted by time at the end
 
     def add(self, track: Track) -> None:
         if track.kind is TrackKind.GPU_STREAM:
-            self.events.append(_meta("thread_name", self.device, track.stream or 0, f"stream {track.stream}"))
+            self.meta.append(_meta("thread_name", self.device, track.stream or 0, f"stream {track.stream}"))
             for e in track.events:
-                self.events.extend(_gpu_event(e, self.device, int(track.stream or 0), self.pid))
+                _gpu_event(self.events, e, self.device, int(track.stream or 0))
         elif track.kind is TrackKind.COUNTER:
             unit = track.unit or "value"
             self.events.extend(
@@ -58,7 +60,7 @@ class _RankEvents:
                 for t, v in zip(track.sample_times, track.sample_values, strict=True)
             )
         elif track.kind is TrackKind.CPU_THREAD and track.name.startswith("dataloader"):
-            self.events.append(_meta("thread_name", self.pid, self.worker_tid, track.name))
+            self.meta.append(_meta("thread_name", self.pid, self.worker_tid, track.name))
             self.events.extend(_cpu(e, self.pid, self.worker_tid, "cpu_op") for e in track.events)
             self.worker_tid += 1
         elif track.kind is TrackKind.CUDA_API:
@@ -76,11 +78,23 @@ class _RankEvents:
         if not corr:
             self.extra_corr += 1
             corr = self.extra_corr
-        args = {"cbid": _API_CBID.get(e.name, 0), "correlation": corr, "External id": corr}
-        self.events.append(_cpu(e, self.pid, MAIN_TID, "cuda_runtime", args))
+        ts, pid = round(e.start, 3), self.pid
+        self.events.append(
+            {
+                "ph": "X",
+                "cat": "cuda_runtime",
+                "name": e.name,
+                "pid": pid,
+                "tid": MAIN_TID,
+                "ts": ts,
+                "dur": round(e.dur, 3),
+                "args": {"cbid": _API_CBID.get(e.name, 0), "correlation": corr, "External id": corr},
+            }
+        )
         if e.correlation:  # the flow arrow's tail: HTA and Perfetto join launch and kernel by it
-            flow = {"ph": "s", "id": corr, "pid": self.pid, "tid": MAIN_TID, "ts": _r(e.start)}
-            self.events.append(flow | {"cat": "ac2g", "name": "ac2g"})
+            self.events.append(
+                {"ph": "s", "id": corr, "pid": pid, "tid": MAIN_TID, "ts": ts, "cat": "ac2g", "name": "ac2g"}
+            )
 
 
 def _meta(name: str, pid: int, tid: int, value: str) -> dict[str, Any]:
@@ -91,8 +105,12 @@ def _trace_events(rank: Rank) -> list[dict[str, Any]]:
     out = _RankEvents(rank)
     for track in rank.tracks:
         out.add(track)
-    out.events.sort(key=lambda ev: (ev.get("ph") != "M", ev.get("ts", 0)))
-    return out.events
+    # Metadata first, then by time; a stable sort keeps equal times in the order they were added.
+    out.events.sort(key=_TS)
+    return out.meta + out.events
+
+
+_TS = itemgetter("ts")
 
 
 def _header(scenario: Scenario, rank: Rank) -> dict[str, Any]:
@@ -145,22 +163,29 @@ def _cpu(e: Event, pid: int, tid: int, cat: str, args: dict[str, Any] | None = N
     return out
 
 
-def _gpu_event(e: Event, device: int, stream: int, cpu_pid: int) -> list[dict[str, Any]]:
-    public = {k: v for k, v in (e.args or {}).items() if not k.startswith("_")}
-    args: dict[str, Any] = {
-        "device": device,
-        "context": 1,
-        "stream": stream,
-        "correlation": e.correlation,
-        "External id": e.correlation,
-    }
+def _gpu_event(out: list[dict[str, Any]], e: Event, device: int, stream: int) -> None:
+    """Append a kernel or copy, and the head of its flow arrow when it has a launch."""
+    corr = e.correlation
     if e.category is Category.MEMCPY:
         cat = "gpu_memcpy"
-        nbytes = int(public.get("bytes", 0))
-        args |= {"bytes": nbytes, "memory bandwidth (GB/s)": round(nbytes / max(e.dur, 1e-3) / 1e3, 3)}
+        nbytes = int((e.args or {}).get("bytes", 0))
+        args: dict[str, Any] = {
+            "device": device,
+            "context": 1,
+            "stream": stream,
+            "correlation": corr,
+            "External id": corr,
+            "bytes": nbytes,
+            "memory bandwidth (GB/s)": round(nbytes / max(e.dur, 1e-3) / 1e3, 3),
+        }
     else:
         cat = "kernel"
-        args |= {
+        args = {
+            "device": device,
+            "context": 1,
+            "stream": stream,
+            "correlation": corr,
+            "External id": corr,
             "queued": 0,
             "registers per thread": 128,
             "shared memory": 0,
@@ -170,33 +195,25 @@ def _gpu_event(e: Event, device: int, stream: int, cpu_pid: int) -> list[dict[st
             "block": [256, 1, 1],
             "est. achieved occupancy %": 12,
         }
-        args |= public
-    out = [
+        if e.args:  # the public ones; `_`-prefixed args are the generator's own
+            args |= {k: v for k, v in e.args.items() if not k.startswith("_")}
+    ts = round(e.start, 3)
+    out.append(
         {
             "ph": "X",
             "cat": cat,
             "name": e.name,
             "pid": device,
             "tid": stream,
-            "ts": _r(e.start),
-            "dur": _r(e.dur),
+            "ts": ts,
+            "dur": round(e.dur, 3),
             "args": args,
         }
-    ]
-    if e.correlation:
+    )
+    if corr:
         out.append(
-            {
-                "ph": "f",
-                "id": e.correlation,
-                "pid": device,
-                "tid": stream,
-                "ts": _r(e.start),
-                "cat": "ac2g",
-                "name": "ac2g",
-                "bp": "e",
-            }
+            {"ph": "f", "id": corr, "pid": device, "tid": stream, "ts": ts, "cat": "ac2g", "name": "ac2g", "bp": "e"}
         )
-    return out
 
 
 def scenario_summary(scenario: Scenario) -> dict[str, Any]:
