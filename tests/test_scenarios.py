@@ -14,6 +14,8 @@ from bot.scenarios.ids import DIFFICULTIES, SIGNATURE_IDS
 from bot.scenarios.model import Category
 from bot.scenarios.registry import UnknownDifficultyError, UnknownSignatureError, generate
 
+from .memo import scenario
+
 
 def test_same_seed_gives_byte_identical_export(signature_id: str, tmp_path: Path) -> None:
     a = export_scenario(generate(signature_id, 1234, "medium"), tmp_path / "a")
@@ -45,8 +47,8 @@ def test_unknown_signature_and_difficulty_are_rejected_clearly() -> None:
 
 @pytest.mark.parametrize("seed", range(8))
 def test_long_collective_twins_differ_in_collective_count_and_rank_spread(seed: int) -> None:
-    unoverlapped = generate("unoverlapped_allreduce", seed).figures
-    straggler = generate("straggler", seed).figures
+    unoverlapped = scenario("unoverlapped_allreduce", seed).figures
+    straggler = scenario("straggler", seed).figures
     assert unoverlapped["collectives_per_step"] == 1
     assert straggler["collectives_per_step"] > 1
     assert unoverlapped["rank_compute_spread_pct"] < 2.0
@@ -57,7 +59,7 @@ def test_long_collective_twins_differ_in_collective_count_and_rank_spread(seed: 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_api_twins_differ_only_in_which_api_precedes_the_gap(seed: int) -> None:
-    sync, alloc = generate("sync_stall", seed), generate("alloc_stall", seed)
+    sync, alloc = scenario("sync_stall", seed), scenario("alloc_stall", seed)
     sync_apis = {e.name for e in sync.trace.ranks[0].track("CUDA API").events if e.category is Category.SYNC}
     alloc_apis = {e.name for e in alloc.trace.ranks[0].track("CUDA API").events if e.category is Category.MALLOC}
     assert sync_apis
@@ -72,14 +74,14 @@ def test_api_twins_differ_only_in_which_api_precedes_the_gap(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(8))
 def test_busy_near_pair_differs_in_the_metrics_rows(seed: int) -> None:
     def mean_counter(signature: str, name: str) -> float:
-        rank = generate(signature, seed).trace.ranks[0]
+        rank = scenario(signature, seed).trace.ranks[0]
         values = rank.track(name).sample_values
         return sum(values) / len(values)
 
     assert mean_counter("memory_bound_kernel", "DRAM Bandwidth %") > mean_counter("healthy", "DRAM Bandwidth %")
     assert mean_counter("memory_bound_kernel", "Tensor Active %") < mean_counter("healthy", "Tensor Active %")
-    assert generate("healthy", seed).figures["gpu_busy_pct"] > 90
-    assert generate("memory_bound_kernel", seed).figures["gpu_busy_pct"] > 90
+    assert scenario("healthy", seed).figures["gpu_busy_pct"] > 90
+    assert scenario("memory_bound_kernel", seed).figures["gpu_busy_pct"] > 90
 
 
 def test_figures_are_computed_from_the_events() -> None:
