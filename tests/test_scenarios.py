@@ -182,3 +182,29 @@ def test_cli_export_to_an_unwritable_place_fails_cleanly(tmp_path: Path) -> None
 def test_every_difficulty_generates(signature_id: str) -> None:
     for difficulty in DIFFICULTIES:
         assert generate(signature_id, 99, difficulty).difficulty == difficulty
+
+
+def test_export_rounds_times_exactly_as_round_does() -> None:
+    """The exporter rounds whole tracks with numpy; every float must be round(v, 3)'s, ties and near-ties included."""
+    import struct
+
+    import numpy as np
+
+    from bot.scenarios.export import _rounded
+
+    rng = np.random.default_rng(7)
+    ties = rng.integers(0, 2**31, 20_000) / 2000.0  # k/2000: on or a rounding error away from a tie
+    values = [
+        *rng.uniform(0, 2e6, 20_000).tolist(),
+        *ties.tolist(),
+        *np.nextafter(ties, np.inf).tolist(),
+        *np.nextafter(ties, -np.inf).tolist(),
+        *(rng.integers(0, 2**20, 20_000) / 16.0).tolist(),  # dyadic: many exact ties
+        0.0,
+        -0.0,
+        -0.0004,
+        1062.5625,
+    ]
+    got, want = _rounded(values), [round(v, 3) for v in values]
+    assert [struct.pack("d", g) for g in got] == [struct.pack("d", w) for w in want]
+    assert _rounded([1, np.float64(0.0015)]) == [1, round(np.float64(0.0015), 3)]
