@@ -215,7 +215,9 @@ class RankSim:
             dur = gpu_us * slow * (jit_lo + jit_w * x0)
             cost = cost_lo + cost_w * x1
             if len(queued) >= depth:  # the launch queue is full: block until the oldest queued kernel starts
-                cost = max(cost, queued.popleft() - cpu + cost)
+                blocked = queued.popleft() - cpu + cost  # max(cost, blocked), as max() picks between equals
+                if blocked > cost:
+                    cost = blocked
             corr += 1
             api_events.append(Event("cudaLaunchKernel", cpu, cost, launch, corr))
             cpu += cost
