@@ -17,6 +17,7 @@ from bot.scenarios.model import Category, TrackKind
 from bot.scenarios.registry import generate
 
 from .giveaways import trace_words_for
+from .memo import scenario
 
 SEEDS = (0, 7, 123456789)
 
@@ -51,7 +52,7 @@ def exported_text(folder: Path) -> str:
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
 def test_no_trace_label_or_timeline_names_the_answer(signature_id: str, difficulty: str, tmp_path: Path) -> None:
     for seed in SEEDS:
-        s = generate(signature_id, seed, difficulty)
+        s = scenario(signature_id, seed, difficulty)
         folder = tmp_path / str(seed)
         export_scenario(s, folder)
         exported = exported_text(folder)

@@ -16,10 +16,10 @@ from bot.drills.hints import HINT_COSTS, MAX_LEVEL, READING_ORDER, hint_for
 from bot.drills.policy import points
 from bot.render.rows import layout, window_of
 from bot.scenarios.ids import SIGNATURE_IDS
-from bot.scenarios.registry import generate
 from bot.store.db import Database
 from bot.store.models import Attempt, HintTaken
 
+from . import memo
 from .giveaways import words_for
 from .helpers import Clock, channel, engine_for, user
 
@@ -29,9 +29,9 @@ GOOD = "Rank 2 is a straggler: its compute is longer and everyone waits. Check D
 @pytest.mark.parametrize("seed", [1, 7, 23])
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
 def test_no_hint_contains_its_signatures_own_words(signature_id: str, seed: int, difficulty: str) -> None:
-    scenario = generate(signature_id, seed, difficulty)
+    drill = memo.scenario(signature_id, seed, difficulty)
     for level in range(1, MAX_LEVEL + 1):
-        text = hint_for(scenario, level).text.lower()
+        text = hint_for(drill, level).text.lower()
         leaked = [w for w in words_for(signature_id) if w.lower() in text]
         assert not leaked, f"level {level} hint for {signature_id} says {leaked}: {text}"
         # Nor does it steer by naming any other signature (a hint for a twin must not name the twin).
@@ -40,7 +40,7 @@ def test_no_hint_contains_its_signatures_own_words(signature_id: str, seed: int,
 
 
 def test_level_one_names_a_reading_step_and_level_two_rows_and_a_time_range_in_the_picture(signature_id: str) -> None:
-    scenario = generate(signature_id, 5, "medium")
+    scenario = memo.scenario(signature_id, 5, "medium")
     one, two = hint_for(scenario, 1), hint_for(scenario, 2)
     assert (one.level, one.cost, two.level, two.cost) == (1, HINT_COSTS[0], 2, HINT_COSTS[1])
     step = re.search(r"step (\d) \(([^)]+)\)", one.text)

@@ -4,8 +4,10 @@ protocol follows the message size and twins launch the same kernels."""
 
 from __future__ import annotations
 
+import functools
 import statistics
 from collections import defaultdict
+from dataclasses import dataclass
 
 import pytest
 
@@ -14,6 +16,7 @@ from bot.scenarios.hardware import ALL_GPUS, MAX_MFU
 from bot.scenarios.ids import DIFFICULTIES, TWINS
 from bot.scenarios.kernels import nccl_allreduce
 from bot.scenarios.model import Category, Scenario
+from bot.scenarios.registry import generate
 
 from .memo import scenario
 
@@ -66,25 +69,50 @@ def check_rates(s: Scenario) -> None:
         assert f["weight_gb"] / (f["kernel_sum_ms"] * 1e-3) <= hw.dram_gbps / 1000 * 1000
 
 
-@pytest.mark.parametrize("signature", [*TRAINING, "launch_bound", "prefill_blocks_decode"])
-def test_no_rate_above_peak_and_the_job_fits(signature: str) -> None:
+@dataclass(frozen=True)
+class Walked:
+    """What the two per-seed tests read of one drill, so a worker generates each drill once for both."""
+
+    seed: int
+    difficulty: str
+    rates_error: AssertionError | None  # check_rates' failure, raised again by the test that owns it
+    kernels_per_step: float | None  # None for a served drill: its iteration is no training step (test_serving.py)
+    params_b: float
+
+
+@functools.cache
+def walk(signature: str) -> tuple[Walked, ...]:
+    out = []
     for seed in seeds_for(signature):
         for difficulty in DIFFICULTIES:
-            check_rates(scenario(signature, seed, difficulty))
+            s = generate(signature, seed, difficulty)
+            try:
+                check_rates(s)
+                error = None
+            except AssertionError as exc:
+                error = exc
+            kernels = kernels_per_step(s) if s.trace.kind == "training" else None
+            out.append(Walked(seed, difficulty, error, kernels, s.figures.get("params_b", 10.0)))
+    return tuple(out)
+
+
+@pytest.mark.parametrize("signature", [*TRAINING, "launch_bound", "prefill_blocks_decode"])
+def test_no_rate_above_peak_and_the_job_fits(signature: str) -> None:
+    for drill in walk(signature):
+        if drill.rates_error is not None:
+            raise AssertionError(f"seed {drill.seed}, {drill.difficulty}") from drill.rates_error
 
 
 @pytest.mark.parametrize("signature", TRAINING)
 def test_a_training_step_has_hundreds_of_kernels(signature: str) -> None:
     counts = []
-    for seed in seeds_for(signature):
-        for difficulty in DIFFICULTIES:
-            s = scenario(signature, seed, difficulty)
-            if s.trace.kind != "training":  # a served drill's iteration is no training step (test_serving.py)
-                continue
-            n = kernels_per_step(s)
-            counts.append(n)
-            if s.figures.get("params_b", 10.0) >= 1.0:
-                assert n >= 400, (seed, difficulty, n)
+    for drill in walk(signature):
+        n = drill.kernels_per_step
+        if n is None:
+            continue
+        counts.append(n)
+        if drill.params_b >= 1.0:
+            assert n >= 400, (drill.seed, drill.difficulty, n)
     assert statistics.median(counts) >= 400
 
 

@@ -15,6 +15,8 @@ from bot.scenarios.ids import DIFFICULTIES, SIGNATURE_IDS
 from bot.scenarios.model import Category
 from bot.scenarios.registry import UnknownDifficultyError, UnknownSignatureError, generate, generate_in_family
 
+from .memo import scenario
+
 
 def test_same_seed_gives_byte_identical_export(signature_id: str, tmp_path: Path) -> None:
     a = export_scenario(generate(signature_id, 1234, "medium"), tmp_path / "a")
@@ -75,14 +77,14 @@ def test_api_twins_differ_only_in_which_api_precedes_the_gap(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(8))
 def test_busy_near_pair_differs_in_the_metrics_rows(seed: int) -> None:
     def mean_counter(signature: str, name: str) -> float:
-        rank = generate(signature, seed).trace.ranks[0]
+        rank = scenario(signature, seed).trace.ranks[0]
         values = rank.track(name).sample_values
         return sum(values) / len(values)
 
     assert mean_counter("memory_bound_kernel", "DRAM Bandwidth %") > mean_counter("healthy", "DRAM Bandwidth %")
     assert mean_counter("memory_bound_kernel", "Tensor Active %") < mean_counter("healthy", "Tensor Active %")
-    assert generate("healthy", seed).figures["gpu_busy_pct"] > 90
-    assert generate("memory_bound_kernel", seed).figures["gpu_busy_pct"] > 90
+    assert scenario("healthy", seed).figures["gpu_busy_pct"] > 90
+    assert scenario("memory_bound_kernel", seed).figures["gpu_busy_pct"] > 90
 
 
 def test_figures_are_computed_from_the_events() -> None:
@@ -183,3 +185,29 @@ def test_cli_export_to_an_unwritable_place_fails_cleanly(tmp_path: Path) -> None
 def test_every_difficulty_generates(signature_id: str) -> None:
     for difficulty in DIFFICULTIES:
         assert generate(signature_id, 99, difficulty).difficulty == difficulty
+
+
+def test_export_rounds_times_exactly_as_round_does() -> None:
+    """The exporter rounds whole tracks with numpy; every float must be round(v, 3)'s, ties and near-ties included."""
+    import struct
+
+    import numpy as np
+
+    from bot.scenarios.export import _rounded
+
+    rng = np.random.default_rng(7)
+    ties = rng.integers(0, 2**31, 20_000) / 2000.0  # k/2000: on or a rounding error away from a tie
+    values = [
+        *rng.uniform(0, 2e6, 20_000).tolist(),
+        *ties.tolist(),
+        *np.nextafter(ties, np.inf).tolist(),
+        *np.nextafter(ties, -np.inf).tolist(),
+        *(rng.integers(0, 2**20, 20_000) / 16.0).tolist(),  # dyadic: many exact ties
+        0.0,
+        -0.0,
+        -0.0004,
+        1062.5625,
+    ]
+    got, want = _rounded(values), [round(v, 3) for v in values]
+    assert [struct.pack("d", g) for g in got] == [struct.pack("d", w) for w in want]
+    assert _rounded([1, np.float64(0.0015)]) == [1, round(np.float64(0.0015), 3)]

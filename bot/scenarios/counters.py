@@ -6,11 +6,12 @@ bin, so the rows agree with the kernel rows by construction (and the property te
 
 from __future__ import annotations
 
+from itertools import repeat
 from operator import attrgetter
 
 import numpy as np
 
-from .model import Rank, Track, TrackKind
+from .model import Event, Rank, Track, TrackKind
 from .sim import METRICS
 
 _START, _DUR, _ARGS, _KIND = attrgetter("start"), attrgetter("dur"), attrgetter("args"), attrgetter("kind")
@@ -30,15 +31,11 @@ def add_gpu_metrics(rank: Rank, span: tuple[float, float], samples: int | None =
     n = len(events)
     s = np.fromiter(map(_START, events), float, n)
     t = s + np.fromiter(map(_DUR, events), float, n)  # the same floats as Event.end
-    gemm = METRICS["gemm"]
-    levels = [
-        (a.get("_levels") if a else None) or METRICS.get(k, gemm)
-        for a, k in zip(map(_ARGS, events), map(_KIND, events), strict=True)
-    ]
-    lv = np.asarray(levels).reshape(-1, 3)
+    lv = _levels(events)
     width = edges[1] - edges[0]
+    order = _breakpoint_order(s, t)
     for name, col in COUNTER_ROWS:
-        integral = _integral_at(s, t, lv[:, col], edges)
+        integral = _integral_at(s, t, lv[:, col], edges, order)
         values = np.clip(np.diff(integral) / width * 100.0, 0.0, 100.0)
         rank.tracks.append(
             Track(
@@ -51,13 +48,38 @@ def add_gpu_metrics(rank: Rank, span: tuple[float, float], samples: int | None =
         )
 
 
-def _integral_at(starts: np.ndarray, ends: np.ndarray, level: np.ndarray, at: np.ndarray) -> np.ndarray:
+_KINDS = list(METRICS)
+_KIND_ROW = {k: i for i, k in enumerate(_KINDS)}
+_TABLE = np.array([METRICS[k] for k in _KINDS], dtype=float)
+
+
+def _levels(events: list[Event]) -> np.ndarray:
+    """(n, 3) levels: a kernel's own `_levels` arg, else its kind's (sim.METRICS), else a GEMM's."""
+    gemm = _KIND_ROW["gemm"]
+    rows = np.fromiter(map(_KIND_ROW.get, map(_KIND, events), repeat(gemm)), np.intp, len(events))
+    lv = _TABLE[rows]
+    for i, a in enumerate(map(_ARGS, events)):
+        own = a.get("_levels") if a else None
+        if own:
+            lv[i] = own
+    return lv
+
+
+def _breakpoint_order(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The order of every start and end on the time axis: the same for the three rows, so sorted once."""
+    return np.argsort(np.concatenate([starts, ends]), kind="stable")
+
+
+def _integral_at(
+    starts: np.ndarray, ends: np.ndarray, level: np.ndarray, at: np.ndarray, order: np.ndarray | None = None
+) -> np.ndarray:
     """∫ Σ_k level_k·1[start_k ≤ t < end_k] dt from -∞ to each point of `at` (piecewise linear)."""
     if starts.size == 0:
         return np.zeros_like(at)
     points = np.concatenate([starts, ends])
     slopes = np.concatenate([level, -level])
-    order = np.argsort(points, kind="stable")
+    if order is None:
+        order = np.argsort(points, kind="stable")
     points = points[order]
     slope_after = np.cumsum(slopes[order])
     # integral at each breakpoint: previous integral + slope_before * (dx)

@@ -9,9 +9,11 @@ flow events join them.
 from __future__ import annotations
 
 import json
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 
 from .model import Category, Event, Rank, Scenario, Track, TrackKind
@@ -32,6 +34,28 @@ def _r(x: float) -> float:
     return round(x, 3)
 
 
+# A scaled time closer than this (relative) to a half-integer is rounded by round() itself: there numpy's
+# x * 1000 (correct to half an ulp, 2**-53 relative) might land on the other side of the tie from the exact value.
+_TIE_GUARD = 2.0**-50
+
+
+def _rounded(values: list[float]) -> list[float]:
+    """`[round(v, 3) for v in values]`, the same floats, vectorised: tens of thousands of timestamps per rank.
+
+    round() rounds the exact binary value half-to-even at the third decimal and returns the double nearest that
+    decimal; so does rint(v * 1000) / 1000 wherever v * 1000 is not within rounding error of a tie (the integer
+    k is exact and k / 1000 is correctly rounded). Near a tie, or for anything but a float, round() decides."""
+    x = np.fromiter(values, float, len(values))
+    scaled = x * 1000.0
+    out: list[float] = (np.rint(scaled) / 1000.0).tolist()
+    near_tie = np.abs(scaled - np.floor(scaled) - 0.5) <= np.abs(scaled) * _TIE_GUARD
+    for i in np.flatnonzero(near_tie | ~np.isfinite(scaled)).tolist():
+        out[i] = round(values[i], 3)
+    if not all(type(v) is float for v in values):  # an int stays an int, a numpy scalar rounds its own way
+        out = [o if type(v) is float else round(v, 3) for o, v in zip(out, values, strict=True)]
+    return out
+
+
 class _RankEvents:
     """The trace events of one rank, track by track."""
 
@@ -40,30 +64,35 @@ class _RankEvents:
         self.device = rank.rank % 8
         self.extra_corr = 9_000_000 + rank.rank * 100_000  # API calls without a kernel still need a correlation
         self.worker_tid = MAIN_TID + 1
-        self.events: list[dict[str, Any]] = [
+        self.meta: list[dict[str, Any]] = [  # "M" events, written first in the order they come
             _meta("process_name", self.pid, 0, f"python {self.pid}"),
             _meta("process_name", self.device, 0, f"GPU {self.device}"),
             _meta("thread_name", self.pid, MAIN_TID, "python (main thread)"),
         ]
+        self.events: list[dict[str, Any]] = []  # everything else, sorted by time at the end
 
     def add(self, track: Track) -> None:
         if track.kind is TrackKind.GPU_STREAM:
-            self.events.append(_meta("thread_name", self.device, track.stream or 0, f"stream {track.stream}"))
-            for e in track.events:
-                self.events.extend(_gpu_event(e, self.device, int(track.stream or 0), self.pid))
+            self.meta.append(_meta("thread_name", self.device, track.stream or 0, f"stream {track.stream}"))
+            stream, events = int(track.stream or 0), track.events
+            starts, durs = _rounded(list(map(_START, events))), _rounded(list(map(_DUR, events)))
+            for e, ts, dur in zip(events, starts, durs, strict=True):
+                _gpu_event(self.events, e, ts, dur, self.device, stream)
         elif track.kind is TrackKind.COUNTER:
-            unit = track.unit or "value"
-            self.events.extend(
-                {"name": track.name, "ph": "C", "ts": _r(t), "pid": self.device, "args": {unit: v}}
-                for t, v in zip(track.sample_times, track.sample_values, strict=True)
-            )
+            unit, name, pid = track.unit or "value", track.name, self.device
+            self.events += [
+                {"name": name, "ph": "C", "ts": t, "pid": pid, "args": {unit: v}}
+                for t, v in zip(_rounded(track.sample_times), track.sample_values, strict=True)
+            ]
         elif track.kind is TrackKind.CPU_THREAD and track.name.startswith("dataloader"):
-            self.events.append(_meta("thread_name", self.pid, self.worker_tid, track.name))
+            self.meta.append(_meta("thread_name", self.pid, self.worker_tid, track.name))
             self.events.extend(_cpu(e, self.pid, self.worker_tid, "cpu_op") for e in track.events)
             self.worker_tid += 1
         elif track.kind is TrackKind.CUDA_API:
-            for e in track.events:
-                self._api_call(e)
+            events = track.events
+            starts, durs = _rounded(list(map(_START, events))), _rounded(list(map(_DUR, events)))
+            for e, ts, dur in zip(events, starts, durs, strict=True):
+                self._api_call(e, ts, dur)
         elif track.kind is TrackKind.ANNOTATION:
             for e in track.events:
                 ranged = Event(e.name, e.start, e.dur if e.dur > 0 else 1.0, e.category)
@@ -71,16 +100,29 @@ class _RankEvents:
         else:  # the main thread's own work
             self.events.extend(_cpu(e, self.pid, MAIN_TID, "cpu_op") for e in track.events)
 
-    def _api_call(self, e: Event) -> None:
+    def _api_call(self, e: Event, ts: float, dur: float) -> None:
+        """A runtime call (`ts`, `dur` rounded), and the tail of its flow arrow when it launched a kernel."""
         corr = e.correlation
         if not corr:
             self.extra_corr += 1
             corr = self.extra_corr
-        args = {"cbid": _API_CBID.get(e.name, 0), "correlation": corr, "External id": corr}
-        self.events.append(_cpu(e, self.pid, MAIN_TID, "cuda_runtime", args))
+        pid = self.pid
+        self.events.append(
+            {
+                "ph": "X",
+                "cat": "cuda_runtime",
+                "name": e.name,
+                "pid": pid,
+                "tid": MAIN_TID,
+                "ts": ts,
+                "dur": dur,
+                "args": {"cbid": _API_CBID.get(e.name, 0), "correlation": corr, "External id": corr},
+            }
+        )
         if e.correlation:  # the flow arrow's tail: HTA and Perfetto join launch and kernel by it
-            flow = {"ph": "s", "id": corr, "pid": self.pid, "tid": MAIN_TID, "ts": _r(e.start)}
-            self.events.append(flow | {"cat": "ac2g", "name": "ac2g"})
+            self.events.append(
+                {"ph": "s", "id": corr, "pid": pid, "tid": MAIN_TID, "ts": ts, "cat": "ac2g", "name": "ac2g"}
+            )
 
 
 def _meta(name: str, pid: int, tid: int, value: str) -> dict[str, Any]:
@@ -91,8 +133,13 @@ def _trace_events(rank: Rank) -> list[dict[str, Any]]:
     out = _RankEvents(rank)
     for track in rank.tracks:
         out.add(track)
-    out.events.sort(key=lambda ev: (ev.get("ph") != "M", ev.get("ts", 0)))
-    return out.events
+    # Metadata first, then by time; a stable sort keeps equal times in the order they were added.
+    out.events.sort(key=_TS)
+    return out.meta + out.events
+
+
+_TS = itemgetter("ts")
+_START, _DUR = attrgetter("start"), attrgetter("dur")
 
 
 def _header(scenario: Scenario, rank: Rank) -> dict[str, Any]:
@@ -145,22 +192,29 @@ def _cpu(e: Event, pid: int, tid: int, cat: str, args: dict[str, Any] | None = N
     return out
 
 
-def _gpu_event(e: Event, device: int, stream: int, cpu_pid: int) -> list[dict[str, Any]]:
-    public = {k: v for k, v in (e.args or {}).items() if not k.startswith("_")}
-    args: dict[str, Any] = {
-        "device": device,
-        "context": 1,
-        "stream": stream,
-        "correlation": e.correlation,
-        "External id": e.correlation,
-    }
+def _gpu_event(out: list[dict[str, Any]], e: Event, ts: float, dur: float, device: int, stream: int) -> None:
+    """Append a kernel or copy (`ts`, `dur` rounded), and the head of its flow arrow when it has a launch."""
+    corr = e.correlation
     if e.category is Category.MEMCPY:
         cat = "gpu_memcpy"
-        nbytes = int(public.get("bytes", 0))
-        args |= {"bytes": nbytes, "memory bandwidth (GB/s)": round(nbytes / max(e.dur, 1e-3) / 1e3, 3)}
+        nbytes = int((e.args or {}).get("bytes", 0))
+        args: dict[str, Any] = {
+            "device": device,
+            "context": 1,
+            "stream": stream,
+            "correlation": corr,
+            "External id": corr,
+            "bytes": nbytes,
+            "memory bandwidth (GB/s)": round(nbytes / max(e.dur, 1e-3) / 1e3, 3),
+        }
     else:
         cat = "kernel"
-        args |= {
+        args = {
+            "device": device,
+            "context": 1,
+            "stream": stream,
+            "correlation": corr,
+            "External id": corr,
             "queued": 0,
             "registers per thread": 128,
             "shared memory": 0,
@@ -170,33 +224,24 @@ def _gpu_event(e: Event, device: int, stream: int, cpu_pid: int) -> list[dict[st
             "block": [256, 1, 1],
             "est. achieved occupancy %": 12,
         }
-        args |= public
-    out = [
+        if e.args:  # the public ones; `_`-prefixed args are the generator's own
+            args |= {k: v for k, v in e.args.items() if not k.startswith("_")}
+    out.append(
         {
             "ph": "X",
             "cat": cat,
             "name": e.name,
             "pid": device,
             "tid": stream,
-            "ts": _r(e.start),
-            "dur": _r(e.dur),
+            "ts": ts,
+            "dur": dur,
             "args": args,
         }
-    ]
-    if e.correlation:
+    )
+    if corr:
         out.append(
-            {
-                "ph": "f",
-                "id": e.correlation,
-                "pid": device,
-                "tid": stream,
-                "ts": _r(e.start),
-                "cat": "ac2g",
-                "name": "ac2g",
-                "bp": "e",
-            }
+            {"ph": "f", "id": corr, "pid": device, "tid": stream, "ts": ts, "cat": "ac2g", "name": "ac2g", "bp": "e"}
         )
-    return out
 
 
 def scenario_summary(scenario: Scenario) -> dict[str, Any]:

@@ -3,16 +3,26 @@
 from __future__ import annotations
 
 import statistics
-from bisect import bisect_left
 from operator import attrgetter
 
 import numpy as np
 
-from .intervals import Interval, clip, gaps, intersect, total, union, union_arrays
+from .intervals import (
+    Bounds,
+    Interval,
+    clip,
+    clip_bounds,
+    gaps,
+    intersect_bounds,
+    total_bounds,
+    union_arrays,
+    union_bounds,
+    union_of,
+)
 from .model import Category, Event, Rank, Trace, TrackKind
 from .sim import COMPUTE_STREAM
 
-_START, _DUR = attrgetter("start"), attrgetter("dur")
+_START, _DUR, _CATEGORY = attrgetter("start"), attrgetter("dur"), attrgetter("category")
 
 
 def _intervals(events: list[Event]) -> list[Interval]:
@@ -21,12 +31,24 @@ def _intervals(events: list[Event]) -> list[Interval]:
     return union_arrays(starts, starts + np.fromiter(map(_DUR, events), float, n))
 
 
+def _bounds(events: list[Event]) -> Bounds:
+    """`_intervals` as (starts, ends) arrays."""
+    n = len(events)
+    starts = np.fromiter(map(_START, events), float, n)
+    return union_bounds(starts, starts + np.fromiter(map(_DUR, events), float, n))
+
+
 def rank_kernels(rank: Rank) -> tuple[list[Event], list[Event], list[Event]]:
     """(compute kernels, NCCL kernels, copies) of one rank."""
     compute: list[Event] = []
     nccl: list[Event] = []
     copies: list[Event] = []
     for track in rank.tracks_of(TrackKind.GPU_STREAM):
+        kinds = set(map(_CATEGORY, track.events))
+        if len(kinds) == 1:  # a stream usually runs one category: take its events whole, in order
+            (only,) = kinds
+            (nccl if only is Category.NCCL else copies if only is Category.MEMCPY else compute).extend(track.events)
+            continue
         for e in track.events:
             if e.category is Category.NCCL:
                 nccl.append(e)
@@ -38,38 +60,61 @@ def rank_kernels(rank: Rank) -> tuple[list[Event], list[Event], list[Event]]:
 
 
 class RankActivity:
-    """A rank's GPU activity as merged intervals, computed once and clipped per step."""
+    """A rank's GPU activity as merged intervals, computed once and clipped per step.
+
+    Intervals are kept as (starts, ends) arrays: a rank holds tens of thousands of kernels and every figure
+    clips them per step. The arithmetic is the interval functions' own, so the floats are the same."""
 
     def __init__(self, rank: Rank) -> None:
         compute, nccl, copies = rank_kernels(rank)
-        self.compute_events = sorted(compute, key=lambda e: e.start)
-        self.compute_starts = [e.start for e in self.compute_events]
-        self.nccl_starts = sorted(e.start for e in nccl)
-        self.comp = _intervals(compute)
-        self.comm = _intervals(nccl)
-        self.copy = _intervals(copies)
+        n = len(compute)
+        starts = np.fromiter(map(_START, compute), float, n)
+        order = np.argsort(starts, kind="stable")  # as sorted(key=start): ties keep their order
+        self.compute_starts = starts[order]
+        self._compute_durs = np.fromiter(map(_DUR, compute), float, n)[order].tolist()
+        self.nccl_starts = np.sort(np.fromiter(map(_START, nccl), float, len(nccl)))
+        self.comp_bounds = _bounds(compute)
+        self.comm_bounds = _bounds(nccl)
+        self.copy_bounds = _bounds(copies)
+
+    @property
+    def comp(self) -> list[Interval]:
+        return _as_list(self.comp_bounds)
+
+    @property
+    def comm(self) -> list[Interval]:
+        return _as_list(self.comm_bounds)
+
+    @property
+    def copy(self) -> list[Interval]:
+        return _as_list(self.copy_bounds)
 
     def step(self, window: Interval) -> dict[str, float]:
         """Split one step window into compute, exposed comm, exposed copies and idle; they sum to the step."""
         lo, hi = window
-        comp = clip(self.comp, lo, hi)
-        comm = clip(self.comm, lo, hi)
-        copy = clip(self.copy, lo, hi)
-        comm_exposed = total(comm) - total(intersect(comm, comp))
-        busy_any = union([*comp, *comm, *copy])
-        copy_exposed = total(busy_any) - total(union([*comp, *comm]))
-        i, j = bisect_left(self.compute_starts, lo), bisect_left(self.compute_starts, hi)
+        comp = clip_bounds(self.comp_bounds, lo, hi)
+        comm = clip_bounds(self.comm_bounds, lo, hi)
+        copy = clip_bounds(self.copy_bounds, lo, hi)
+        comm_exposed = total_bounds(comm) - total_bounds(intersect_bounds(comm, comp))
+        busy_any = total_bounds(union_of(comp, comm, copy))
+        copy_exposed = busy_any - total_bounds(union_of(comp, comm))
+        i, j = np.searchsorted(self.compute_starts, (lo, hi), side="left").tolist()
+        nccl_i, nccl_j = np.searchsorted(self.nccl_starts, (lo, hi), side="left").tolist()
         return {
             "step_us": hi - lo,
-            "compute_us": total(comp),
-            "comm_us": total(comm),
+            "compute_us": total_bounds(comp),
+            "comm_us": total_bounds(comm),
             "comm_exposed_us": comm_exposed,
             "copy_exposed_us": copy_exposed,
-            "idle_us": (hi - lo) - total(busy_any),
+            "idle_us": (hi - lo) - busy_any,
             "kernels": float(j - i),
-            "kernel_sum_us": sum(e.dur for e in self.compute_events[i:j]),
-            "collectives": float(bisect_left(self.nccl_starts, hi) - bisect_left(self.nccl_starts, lo)),
+            "kernel_sum_us": sum(self._compute_durs[i:j]),
+            "collectives": float(nccl_j - nccl_i),
         }
+
+
+def _as_list(b: Bounds) -> list[Interval]:
+    return list(zip(b[0].tolist(), b[1].tolist(), strict=True))
 
 
 def step_breakdown(rank: Rank, window: Interval) -> dict[str, float]:
@@ -89,15 +134,15 @@ def hta_view(rank: Rank | RankActivity, steps_kept: int, windows: list[Interval]
     """
     activity = rank if isinstance(rank, RankActivity) else RankActivity(rank)
     hi = windows[steps_kept - 1][1]
-    every = union([*activity.comp, *activity.comm, *activity.copy])
-    lo = every[0][0]
-    busy = clip(every, lo, hi)
-    comp = clip(activity.comp, lo, hi)
-    comm = clip(activity.comm, lo, hi)
-    overlap = total(intersect(comm, comp))
+    every = union_of(activity.comp_bounds, activity.comm_bounds, activity.copy_bounds)
+    lo = float(every[0][0])
+    busy = clip_bounds(every, lo, hi)
+    comp = clip_bounds(activity.comp_bounds, lo, hi)
+    comm = clip_bounds(activity.comm_bounds, lo, hi)
+    overlap = total_bounds(intersect_bounds(comm, comp))
     return {
-        "idle_pct": 100.0 * (1.0 - total(busy) / (hi - lo)),
-        "overlap_pct": 100.0 * overlap / total(comm) if comm else 0.0,
+        "idle_pct": 100.0 * (1.0 - total_bounds(busy) / (hi - lo)),
+        "overlap_pct": 100.0 * overlap / total_bounds(comm) if len(comm[0]) else 0.0,
     }
 
 

@@ -51,20 +51,33 @@ class PendingCollective:
 
 
 class Uniform:
-    """Scalar uniforms drawn from a numpy Generator in blocks: scalar draws are the simulation's hot path."""
+    """Scalar uniforms drawn from a numpy Generator in blocks: scalar draws are the simulation's hot path.
+
+    `buf[i:]` holds the draws not yet used. A block is drawn only when a value is asked for and none is left,
+    so several sims sharing one Generator interleave their blocks the same way however the draws are read."""
 
     def __init__(self, rng: np.random.Generator, block: int = 4096) -> None:
         self.rng = rng
         self.block = block
-        self._next = iter(rng.random(block).tolist()).__next__
+        self.buf: list[float] = rng.random(block).tolist()
+        self.i = 0
+
+    def raw(self) -> float:
+        """The next draw in [0, 1)."""
+        i = self.i
+        if i == len(self.buf):  # the same draws, block by block, as one long stream
+            self.buf = self.rng.random(self.block).tolist()
+            i = 0
+        self.i = i + 1
+        return self.buf[i]
 
     def __call__(self, lo: float, hi: float) -> float:
-        try:
-            x: float = self._next()
-        except StopIteration:  # the same draws, block by block, as one long stream
-            self._next = iter(self.rng.random(self.block).tolist()).__next__
-            x = self._next()
-        return lo + (hi - lo) * x
+        i = self.i  # raw(), inlined: pipeline and serving drills call this hundreds of thousands of times
+        if i == len(self.buf):
+            self.buf = self.rng.random(self.block).tolist()
+            i = 0
+        self.i = i + 1
+        return lo + (hi - lo) * self.buf[i]
 
 
 class RankSim:
@@ -164,6 +177,67 @@ class RankSim:
             if len(queued) > self.queue_depth:
                 queued.popleft()
         return ev
+
+    def launch_run(
+        self,
+        kernels: list[tuple[str, float, str, dict[str, object] | None]],
+        slow: float,
+        spread: float,
+        host_us: tuple[float, float],
+    ) -> None:
+        """Compute kernels `(name, gpu_us, kind, args)`, each followed by host time: the hot path of training drills.
+
+        The same draws, floats and events as `launch(name, gpu_us * slow * u(1 - spread, 1 + spread), kind,
+        args=dict(args))` then `idle_host(u(*host_us))` per kernel, with the four draws read straight from the block."""
+        u = self.u
+        buf, i = u.buf, u.i
+        n = len(buf)
+        jit_lo, jit_w = 1.0 - spread, (1.0 + spread) - (1.0 - spread)
+        (cost_lo, cost_hi), (host_lo, host_hi) = self.launch_us, host_us
+        cost_w, host_w, gap_lo, gap_w = cost_hi - cost_lo, host_hi - host_lo, 0.8, 2.5 - 0.8
+        depth = self.queue_depth
+        queued = self._queued
+        api_events = self.api.events
+        gpu_events = self.streams[COMPUTE_STREAM].events
+        free = self.free[COMPUTE_STREAM]
+        cpu = self.cpu
+        corr = self._correlation
+        launch, compute = Category.LAUNCH, Category.COMPUTE
+        for name, gpu_us, kind, args in kernels:
+            if i + 4 <= n:
+                x0, x1, x2, x3 = buf[i], buf[i + 1], buf[i + 2], buf[i + 3]
+                i += 4
+            else:  # across a block boundary: draw one by one, so the next block comes at the same moment
+                u.i = i
+                x0, x1, x2, x3 = u.raw(), u.raw(), u.raw(), u.raw()
+                buf, i = u.buf, u.i
+                n = len(buf)
+            dur = gpu_us * slow * (jit_lo + jit_w * x0)
+            cost = cost_lo + cost_w * x1
+            if len(queued) >= depth:  # the launch queue is full: block until the oldest queued kernel starts
+                blocked = queued.popleft() - cpu + cost  # max(cost, blocked), as max() picks between equals
+                if blocked > cost:
+                    cost = blocked
+            corr += 1
+            api_events.append(Event("cudaLaunchKernel", cpu, cost, launch, corr))
+            cpu += cost
+            # max(cpu + 1.5, free + gap, 0.0), spelled out: the first of equal values, as max() returns
+            start = cpu + 1.5
+            after_free = free + (gap_lo + gap_w * x2)
+            if after_free > start:
+                start = after_free
+            if start < 0.0:
+                start = 0.0
+            gpu_events.append(Event(name, start, dur, compute, corr, dict(args) if args else None, kind))
+            free = start + dur
+            queued.append(start)
+            if len(queued) > depth:
+                queued.popleft()
+            cpu += host_lo + host_w * x3
+        u.i = i
+        self.free[COMPUTE_STREAM] = free
+        self.cpu = cpu
+        self._correlation = corr
 
     def memcpy(self, name: str, gpu_us: float, nbytes: int, *, after: float = 0.0) -> Event:
         return self.launch(

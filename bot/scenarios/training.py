@@ -205,6 +205,8 @@ def run_loop(sims: list[RankSim], hw: Hardware, spec: LoopSpec) -> list[list[tup
 
     jittery = int(sims[0].u(0, len(sims))) if spec.distractors and len(sims) > 1 else -1
     odd_step = 2 if spec.distractors else -1
+    head_segments, tail_segments = _segments(head), _segments(tail)
+    odd_segments = _segments(_with_odd_kernel(head, hw)) if spec.distractors else head_segments
     for step in range(spec.n_steps):
         number = spec.first_step_number + step
         step_cpu_start = [sim.cpu for sim in sims]
@@ -217,13 +219,14 @@ def run_loop(sims: list[RankSim], hw: Hardware, spec: LoopSpec) -> list[list[tup
             if spec.distractors and step == 0:
                 _warmup_storm(sim, head)
             slow = spec.slow_factor.get(r, 1.0) * (sim.u(0.96, 1.04) if r == jittery else 1.0)
-            program = _with_odd_kernel(head, hw) if step == odd_step else head
+            program = odd_segments if step == odd_step else head_segments
             _interpret(sim, program, slow, rng_jitter, pendings[r], phase_marks[r], spec.host_us)
         ends = resolve_collectives(sims, pendings) if pendings[0] else []
         for r, sim in enumerate(sims):
             if ends:
                 sim.wait_stream(COMPUTE_STREAM, ends[-1])
-            _interpret(sim, tail, spec.slow_factor.get(r, 1.0), rng_jitter, pendings[r], phase_marks[r], spec.host_us)
+            slow_r = spec.slow_factor.get(r, 1.0)
+            _interpret(sim, tail_segments, slow_r, rng_jitter, pendings[r], phase_marks[r], spec.host_us)
             sim.idle_host(jitter(sim.u, spec.step_overhead_us, 0.2))
             _annotate_step(sim, number, step_cpu_start[r], phase_marks[r])
             end = sim.gpu_drained_at()
@@ -280,35 +283,43 @@ def _with_odd_kernel(program: list[Op], hw: Hardware) -> list[Op]:
     return [*program[:at], odd, *program[at:]]
 
 
+Kernels = list[tuple[str, float, str, dict[str, object] | None]]
+Segments = list[tuple[Kernels, list[Op]]]  # each: a run of kernels (for RankSim.launch_run) or of other ops
+
+
+def _segments(ops: list[Op]) -> Segments:
+    """A program cut into runs of kernel launches and runs of other ops, once per program rather than per step."""
+    out: Segments = []
+    for is_kernel, run in itertools.groupby(ops, lambda op: op.kind == "kernel"):
+        if is_kernel:
+            out.append(([(op.name, op.us, op.metric, {"_levels": op.levels} if op.levels else None) for op in run], []))
+        else:
+            out.append(([], list(run)))
+    return out
+
+
 def _interpret(
     sim: RankSim,
-    ops: list[Op],
+    segments: Segments,
     slow: float,
     spread: float,
     pendings: list[PendingCollective],
     marks: list[tuple[str, float]],
     host_us: tuple[float, float] = (8.0, 20.0),
 ) -> None:
-    u, launch = sim.u, sim.launch
-    host_lo, host_hi = host_us
-    for op in ops:
-        if op.kind == "kernel":  # the hot path: jitter() and idle_host() inlined, same draws in the same order
-            launch(
-                op.name,
-                op.us * slow * u(1.0 - spread, 1.0 + spread),
-                op.metric,
-                args={"_levels": op.levels} if op.levels else None,
-            )
-            sim.cpu += u(host_lo, host_hi)
-        elif op.kind == "bucket":
-            pendings.append(sim.collective(op.name, jitter(sim.u, op.us, 0.02), op.nbytes))
-        elif op.kind == "sync":
-            sim.cpu_op(op.name, (sim.u(15.0, 30.0)))
-            sim.synchronize(op.api or "cudaStreamSynchronize")
-        elif op.kind == "malloc":
-            sim.cpu_op(op.name, (sim.u(10.0, 25.0)))
-            sim.malloc(jitter(sim.u, op.us, 0.15), op.api or "cudaMalloc")
-        elif op.kind == "cpu":
-            sim.cpu_op(op.name, jitter(sim.u, op.us, 0.1))
-        elif op.kind == "phase":
-            marks.append((op.name, sim.cpu))
+    for kernels, others in segments:
+        if kernels:  # the hot path: a run of kernels launched in one loop (same draws in the same order)
+            sim.launch_run(kernels, slow, spread, host_us)
+        for op in others:
+            if op.kind == "bucket":
+                pendings.append(sim.collective(op.name, jitter(sim.u, op.us, 0.02), op.nbytes))
+            elif op.kind == "sync":
+                sim.cpu_op(op.name, (sim.u(15.0, 30.0)))
+                sim.synchronize(op.api or "cudaStreamSynchronize")
+            elif op.kind == "malloc":
+                sim.cpu_op(op.name, (sim.u(10.0, 25.0)))
+                sim.malloc(jitter(sim.u, op.us, 0.15), op.api or "cudaMalloc")
+            elif op.kind == "cpu":
+                sim.cpu_op(op.name, jitter(sim.u, op.us, 0.1))
+            elif op.kind == "phase":
+                marks.append((op.name, sim.cpu))
