@@ -8,6 +8,7 @@ reveal queue up behind it.
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 from sqlalchemy import create_engine, func, select, text
@@ -129,13 +130,15 @@ async def test_a_reveal_cancelled_in_flight_is_released_and_the_sweep_posts_it(d
     e = engine_for(database, chat, clock)
     d = await e.start(channel(), signature="healthy", duration_seconds=60)
     clock.advance(61)
-    chat.delay = 5.0
+    chat.delay = 30.0  # the post stays in flight until cancelled, however slow the machine
     reveal = asyncio.create_task(e.reveal(d.id))
-    for _ in range(200):  # until the claim has committed and the post is in flight
+    deadline = time.monotonic() + 60  # generous: a loaded CI machine renders the reveal slowly
+    while True:  # until the claim has committed and the post is in flight
         await asyncio.sleep(0.02)
         with database.session() as s:
             if s.get(Drill, d.id).revealed_at is not None:  # type: ignore[union-attr]
                 break
+        assert time.monotonic() < deadline, "the reveal never claimed the drill"
     reveal.cancel()
     with pytest.raises(asyncio.CancelledError):
         await reveal
