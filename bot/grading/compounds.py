@@ -18,6 +18,9 @@ _LOCK = threading.Lock()
 _FOLDS: list[tuple[tuple[re.Pattern[str], str, str | None], ...]] = []
 # "rank3", "gpu#5", "node-7" → "rank 3": the number is its own token.
 _NUMBERED = re.compile(r"\b(rank|gpu|node|worker|stage|host|box|device|card)[#_-]?(\d+)\b")
+# Dictation spells an acronym out letter by letter: "n c u", "h b m", "s m throughput" are ncu, hbm, sm. Runs of two
+# or more single letters join ("a" and "i" are words, so they neither start nor join a run).
+_SPELLED = re.compile(r"\b[b-hj-z](?: [b-hj-z]\b)+")
 
 
 def _compounds() -> tuple[tuple[re.Pattern[str], str, str | None], ...]:
@@ -98,11 +101,16 @@ def _literal_first(pattern: str) -> tuple[str, str | None]:
 
 def fold(piece: str) -> str:
     text = _NUMBERED.sub(r"\1 \2", piece.lower())
+    text = _SPELLED.sub(_joined, text)
     has_digit = bool(_DIGIT.search(text))
     for pattern, repl, trigger in _compounds():
         if trigger is None or (has_digit if trigger is DIGIT else trigger in text):
             text = pattern.sub(repl, text)
     return _STRAY_POSSESSIVE.sub(" ", text)
+
+
+def _joined(m: re.Match[str]) -> str:
+    return m.group().replace(" ", "")
 
 
 def reset() -> None:

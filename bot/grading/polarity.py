@@ -145,7 +145,8 @@ _LEADS_INTO_CANDIDATES = re.compile(
 # The next clause denies this one: "sometimes the allocator causes this, but not here".
 DENIED_BY_NEXT = re.compile(
     r"^\W*(?:not here|not this time|not in this (?:case|trace|run|one)|not the case here|not what'?s happening"
-    r"|that'?s not (?:it|what'?s happening|the case)(?: here)?|doesn'?t apply here|no such luck"
+    r"|that'?s not (?:it|what'?s happening|the case|the story|the problem|the issue|the bottleneck)(?: here)?"
+    r"|doesn'?t apply here|no such luck"
     r"|(?:and |but )?(?:i )?(?:found|saw|see|there(?:'s| is| are)) (?:none|nothing|no sign) of (?:them|those|these|it)"
     r"|none of (?:them|those|these) (?:is|are|apply|applies|show|shows|fit|fits|hold)"
     r"|(?:so |which means )?(?:the first two|both|those|these|all three|all of them) (?:are|is)"

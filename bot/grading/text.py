@@ -54,6 +54,10 @@ _UNKNOWN_STEP = re.compile(r"(?:→|:)[ \t]*\?+(?=\s*$|\s*\n)|→\s*\?+", re.MUL
 # "if X → do A" stays one clause (the condition holds the fix).
 _CHAIN = re.compile(r"\s→\s")
 _CONDITIONAL = re.compile(r"\b(?:if|when|unless|whether)\b")
+# Where a run-on's next statement starts: a speaker's "I'd …", "then …", "so it's …".
+_RUN_ON_TURN = re.compile(r"\s(?=(?:i'?d|i would|i'?ll|i'?m going to|then|and then|so (?:it'?s|i'?d|the|that'?s))\s)")
+RUN_ON_CHARS = 150  # a span this long with no punctuation is a run-on
+RUN_ON_MIN_CHARS = 25  # … and a statement in it is at least this long
 _FENCE = re.compile(r"```[a-zA-Z0-9_+-]*")
 _MARKDOWN = re.compile(r"[*`>#~|]+|(?<!\w)_+|_+(?!\w)")
 _MARKDOWN_CHARS = "*`>#~|_"
@@ -171,13 +175,29 @@ def clauses(cleaned: str) -> list[Clause]:
 
 
 def _links(low: str, start: int, end: int) -> list[tuple[int, int]]:
-    """The links of an arrow chain in low[start:end], or the whole span (no chain, or a conditional one)."""
-    if "→" not in low[start:end] or _CONDITIONAL.search(low, start, end):
+    """The links of an arrow chain in low[start:end], the statements of a run-on, or the whole span (no chain, or a
+    conditional one)."""
+    if "→" not in low[start:end]:
+        return _statements(low, start, end) if end - start > RUN_ON_CHARS else [(start, end)]
+    if _CONDITIONAL.search(low, start, end):
         return [(start, end)]
     out, pos = [], start
     for m in _CHAIN.finditer(low, start, end):
         out.append((pos, m.start()))
         pos = m.end()
+    out.append((pos, end))
+    return out
+
+
+def _statements(low: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Dictated or breathless text runs its statements together with no punctuation ("… streaming weights from hbm
+    I'd run ncu … then batch more"): a long span breaks where a speaker starts the next one ("I'd", "then", "so
+    it's"), except inside a condition, whose consequence stays with it ("if it's the loader I'd add workers")."""
+    out, pos = [], start
+    for m in _RUN_ON_TURN.finditer(low, start, end):
+        if m.start() - pos >= RUN_ON_MIN_CHARS and not _CONDITIONAL.search(low, pos, m.start()):
+            out.append((pos, m.start()))
+            pos = m.end()
     out.append((pos, end))
     return out
 
