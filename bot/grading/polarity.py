@@ -56,8 +56,9 @@ _NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
 _NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|it)\b")
 # "one of those two" hedges; "one of the ranks is slow" picks one member of the job and claims it is slow.
 HEDGE = re.compile(
-    r"\b(?:not sure|unsure|no idea|maybe|might be|could be|possibly|perhaps|hard to (?:say|tell)|can'?t tell|"
-    r"i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|some kind of"
+    r"\b(?:(?:not sure|unsure|no idea)(?!,? (?:yet )?(?:about|what|how|which|where)\b[^.;?]{0,25}\b(?:fix|check|confirm"
+    r"|prove|measure|verify|remedy|do about))|maybe|might be|could be|possibly|perhaps|hard to (?:say|tell)"
+    r"|can'?t tell|i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|some kind of"
     r"|one of(?! (?:the |our |them\b)?(?:ranks?|gpus?|nodes?|workers?|cards?|boxes|hosts?|devices?)\b))\b"
     r"|\beither\b.{0,80}\bor\b"
     r"|\?\s*$|🤔|🤷"
@@ -71,7 +72,8 @@ _REMEDY_HEDGE = re.compile(
 # Further marks of a tentative diagnosis (they do not make a check or a fix tentative).
 _TENTATIVE = re.compile(
     r"\b(?:i'?d hazard|hazard a guess|of some sort|sort of|kind of|reminds me of|remind me of|"
-    r"might be (?:the same|similar)|could be (?:the same|that) again|i think|i suspect|suspect|i'?d guess|probably|"
+    r"might be (?:the same|similar)|could be (?:the same|that) again|i think|i suspect|suspect|i'?d guess|"
+    r"(?<!i'd )(?<!i would )(?<!we'd )probably|"  # "I'd probably bump m" softens the fix, not the verdict
     r"prob|my guess|afaict|i believe|idk|(?:want|like) to confirm|"
     r"to be sure|before (?:saying|committing)|i reckon|reckon|my hunch|hunch is|gut (?:says|feeling)|i feel like|"
     r"feels like|i wonder (?:if|whether)|not 100 ?%|not entirely sure|not certain|could be wrong|"
@@ -157,6 +159,7 @@ DENIED_BY_NEXT = re.compile(
 HEDGED_BY_NEXT = re.compile(
     r"^\W*(?:i'?m |i am )?(?:not (?:certain|sure|100 ?%|entirely sure|confident|positive)|could be wrong|might be wrong"
     r"|don'?t quote me|unverified|just a guess|only a guess|a guess)(?: (?:yet|tho|though|of (?:it|that)))?\W*$"
+    r"|^\W*i'?d (?:want|need|like) (?:to see )?[^.;]{0,40}\bfirst\W*$"  # "…, but I'd want the request log first"
 )
 # A question back: the reply asks for something ("what's num_workers set to?", "is this the A100 trace?") and claims,
 # checks or fixes nothing in it. "Could it be X?" offers X (a hedge); "have you tried X?" suggests X.
@@ -187,7 +190,13 @@ SAME_HERE = re.compile(
 VERDICT_HELD = re.compile(
     r"\bbefore (?:betting|committing|calling it|concluding|i'?d commit|i bet)\b"
     r"(?! to (?:a |the |any )?(?:change|fix|remedy|solution))"
+    # "… not sure it's the cause though", "I wouldn't commit without ncu"
+    r"|\b(?:wouldn'?t|won'?t|can'?t|don'?t want to) (?:commit|call it|be sure)\b[^.;]{0,20}\b(?:without|until|before)\b"
+    r"|\bnot (?:sure|certain|convinced) (?:it'?s|that'?s|this is|it is) (?:the (?:cause|culprit|root cause|problem"
+    r"|whole story)|it|right)\b"
 )
+# Words VERDICT_HELD cannot match without: a reply with none skips it.
+HELD_WORDS = ("before", "without", "until", "not sure", "not certain", "not convinced")
 # A sarcasm tag: the clause it closes says the opposite of what it claims.
 _SARCASM = re.compile(r"(?:^|\s)/s\b")
 # The reply says outright that it does not commit.
@@ -222,7 +231,7 @@ Flags = tuple[bool, bool, bool, bool, bool]  # (offers alternatives, hedged, ten
 
 
 _DENIED_WORDS = ("not", "no", "none", "out", "luck", "apply")  # one of these is in every DENIED_BY_NEXT match
-_HEDGED_WORDS = ("not", "wrong", "quote", "verified", "guess")  # … and in every HEDGED_BY_NEXT match
+_HEDGED_WORDS = ("not", "wrong", "quote", "verified", "guess", "first")  # … and in every HEDGED_BY_NEXT match
 
 
 class ClauseReading:
