@@ -116,11 +116,24 @@ def clean(raw: str) -> str:
     return text.replace("’", "'").replace("‘", "'")
 
 
+def _unaccented() -> dict[int, str]:
+    """Latin letters with an accent → the plain letter, one character each ("quítalo" → "quitalo", "más" → "mas")."""
+    table = {}
+    for code in range(0xC0, 0x250):
+        base = unicodedata.normalize("NFKD", chr(code))[0]
+        if base.isascii() and base.isalpha() and base != chr(code):
+            table[code] = base
+    return table
+
+
+_UNACCENTED = _unaccented()
+
+
 def _lower_same_length(text: str) -> str:
     low = text.lower()
-    if len(low) == len(text):
-        return low
-    return "".join(ch.lower() if len(ch.lower()) == 1 else ch for ch in text)
+    if len(low) != len(text):
+        low = "".join(ch.lower() if len(ch.lower()) == 1 else ch for ch in text)
+    return low.translate(_UNACCENTED) if not low.isascii() else low
 
 
 @lru_cache(maxsize=65536)
