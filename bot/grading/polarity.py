@@ -33,7 +33,11 @@ _EXONERATED_AFTER = re.compile(
     r"|\bat first (?:glance|sight)|\bon the surface\b|\b(?:made|had|got) me (?:think|suspect|wonder))"
     # "ncu won't tell you", "NCCL tuning won't help", "leave NCCL_ALGO / NCCL_PROTO alone": right after the thing
     r"|^(?:\s*[/,]\s*[\w.]+)*\s+alone\b"
-    r"|^\s*(?:won'?t|will not|doesn'?t|does not|can'?t|cannot) (?:tell|help|show|settle|distinguish)\b"
+    r"|^\s*(?:won'?t|will not|wouldn'?t|would not|doesn'?t|does not|can'?t|cannot) (?:tell|help|show|settle|distinguish"
+    r"|do anything|change anything|move the needle)\b"
+    # a fix dismissed as futile: "tuning NCCL would be rearranging deck chairs", "… is pointless here"
+    r"|^[^.;]{0,20}?\b(?:would|will|is|are)(?: just)? (?:be )?(?:rearranging|pointless|useless|futile|a waste|wasted"
+    r"|cargo[\s-]cult)\b"
     r"|^[^.;]{0,45}?\bto rule (?:that|it|this) out\b"
 )
 # A diagnosis named inside a fix ("remove the torch.cuda.synchronize() before the all-reduce") is not a claim.
@@ -215,7 +219,7 @@ _NEGATION_KEYWORD = re.compile(
 )
 _EXONERATION_KEYWORD = re.compile(
     r"\b(?:tell|help|show|settle|distinguish|alone|first|surface|made|had|got|fine|ok|okay|good|normal|innocent|irrelevant|healthy|herring|not|ruled|isnt|arent|wasnt|explain|account"
-    r"|fit|wrong|trap)\b|n't\b"
+    r"|fit|wrong|trap|rearranging|pointless|useless|futile|waste|wasted|cargo|anything|needle)\b|n't\b"
 )
 _CONTEXT_KEYWORD = re.compile(
     r"\b(?:remov\w*|drop\w*|avoid\w*|get rid|eliminate|delete|take out|stop calling|no more|fix\w*|cut\w*|rip\w*"

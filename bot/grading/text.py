@@ -47,7 +47,8 @@ FILLERS = frozenset(
 
 _CONTROL = re.compile(r"[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u206f]")
 _DUNDER = re.compile(r"__([a-z]+)__")
-_ARROW = re.compile(r"\s*(?:-+>|=>)\s*")
+_ARROW = re.compile(r"\s*(?:-+>|=+>|⇒|⟹|⟶|↦)\s*")  # every arrow is "→"
+_ARROW_CHARS = ">⇒⟹⟶↦"
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _UNKNOWN_STEP = re.compile(r"(?:→|:)[ \t]*\?+(?=\s*$|\s*\n)|→\s*\?+", re.MULTILINE)
 # "comb of µs kernels → launch total ≈ wall time → CUDA graphs": a chain of statements, one clause each; but
@@ -106,8 +107,10 @@ def clean(raw: str) -> str:
     text = _CONTROL.sub(" ", text)
     text = _MENTION.sub(" ", text)
     text = _DUNDER.sub(r"dunder\1", text)  # __next__ is code, not markdown emphasis
-    if ">" in text:
+    if any(ch in text for ch in _ARROW_CHARS):
         text = _ARROW.sub(" → ", text)  # ">" is not a quote marker
+    if "∴" in text:
+        text = text.replace("∴", " so ")  # "∴ AR on rank 0 ≈ waiting": a conclusion
     if "?" in text and ("→" in text or ":" in text):
         text = _UNKNOWN_STEP.sub(" unknown", text)  # "fix: ?", "slow rank → ? → drain it": a blank
     text = _FENCE.sub(" ", text)
