@@ -101,7 +101,8 @@ def _literal_first(pattern: str) -> tuple[str, str | None]:
 
 def fold(piece: str) -> str:
     text = _NUMBERED.sub(r"\1 \2", piece.lower())
-    text = _SPELLED.sub(_joined, text)
+    if _SPELLED.search(text):  # rare: most replies hold no spelled-out acronym
+        text = _SPELLED.sub(_joined, text)
     has_digit = bool(_DIGIT.search(text))
     for pattern, repl, trigger in _compounds():
         if trigger is None or (has_digit if trigger is DIGIT else trigger in text):

@@ -78,7 +78,7 @@ _REMEDY_HEDGE = re.compile(
 _TENTATIVE = re.compile(
     r"\b(?:i'?d hazard|hazard a guess|of some sort|sort of|kind of|reminds me of|remind me of|"
     r"might be (?:the same|similar)|could be (?:the same|that) again|i think|i suspect|suspect|i'?d guess|"
-    r"(?<!i'd )(?<!i would )(?<!we'd )probably|"  # "I'd probably bump m" softens the fix, not the verdict
+    r"probably(?<!i'd probably)(?<!i would probably)(?<!we'd probably)|"  # "I'd probably bump m": the fix is soft
     r"prob|my guess|afaict|i believe|idk|(?:want|like) to confirm|"
     r"to be sure|before (?:saying|committing)|i reckon|reckon|my hunch|hunch is|gut (?:says|feeling)|i feel like|"
     r"feels like|i wonder (?:if|whether)|not 100 ?%|not entirely sure|not certain|could be wrong|"

@@ -130,13 +130,14 @@ def _unaccented() -> dict[int, str]:
 
 
 _UNACCENTED = _unaccented()
+_ACCENTED = re.compile("[\u00c0-\u024f]")  # most non-ASCII replies hold only dashes, arrows and emoji
 
 
 def _lower_same_length(text: str) -> str:
     low = text.lower()
     if len(low) != len(text):
         low = "".join(ch.lower() if len(ch.lower()) == 1 else ch for ch in text)
-    return low.translate(_UNACCENTED) if not low.isascii() else low
+    return low.translate(_UNACCENTED) if not low.isascii() and _ACCENTED.search(low) else low
 
 
 @lru_cache(maxsize=65536)
