@@ -62,7 +62,8 @@ _NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|i
 # "one of those two" hedges; "one of the ranks is slow" picks one member of the job and claims it is slow.
 HEDGE = re.compile(
     r"\b(?:(?:not sure|unsure|no idea)(?!,? (?:yet )?(?:about|what|how|which|where)\b[^.;?]{0,25}\b(?:fix|check|confirm"
-    r"|prove|measure|verify|remedy|do about))|maybe|might be|could be|possibly|perhaps|hard to (?:say|tell)"
+    r"|prove|measure|verify|remedy|do about))|(?:maybe|possibly|perhaps)(?! ?[~≈]? ?\d)|might be|could be"
+    r"|hard to (?:say|tell)"
     r"|can'?t tell|i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|some kind of"
     r"|one of(?! (?:the |our |them\b)?(?:ranks?|gpus?|nodes?|workers?|cards?|boxes|hosts?|devices?)\b))\b"
     r"|\beither\b.{0,80}\bor\b"
