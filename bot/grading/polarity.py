@@ -177,7 +177,11 @@ QUESTION_BACK = re.compile(
     r"|^\W*(?:is|are|was|were) [^?]{0,60}\b(?:on|off|enabled|disabled|set|default|installed|available|supported)\b"
     r"[^?]*\?\s*$"
 )
-RHETORICAL = re.compile(r"^\W*(?:so |and |but )?why\b[^?]*\?\s*$")
+# A question that asks nothing: "why is rank 4 slow?" presumes it; "see those cudaMalloc bars?" points at them.
+RHETORICAL = re.compile(
+    r"^\W*(?:so |and |but )?(?:why\b|(?:see|notice|spot|you see) (?:those|these|that|the|how)\b)[^?]*\?\s*$"
+)
+_RHETORICAL_WORDS = ("why", "see", "notice", "spot")
 # A story from another job ("we had this in 2022", "years back a run …") claims nothing about this trace on its own;
 # the reply ties it to this one with "same picture here", "this trace has the same …".
 ANECDOTE = re.compile(
@@ -350,7 +354,8 @@ class ClauseReading:
                 )
             )
             # "why is rank 4 slow?" presumes it is
-            asked = text[:-1] if text.endswith("?") and "why" in text and RHETORICAL.search(text) else text
+            rhetorical = text.endswith("?") and any(w in text for w in _RHETORICAL_WORDS) and RHETORICAL.search(text)
+            asked = text[:-1] if rhetorical else text
             hedge = bool(HEDGE.search(asked))  # _REMEDY_HEDGE holds a subset of HEDGE's marks
             self._flags = (
                 alternative,
