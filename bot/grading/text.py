@@ -63,6 +63,7 @@ _FENCE = re.compile(r"```[a-zA-Z0-9_+-]*")
 _MARKDOWN = re.compile(r"[*`>#~|]+|(?<!\w)_+|_+(?!\w)")
 _MARKDOWN_CHARS = "*`>#~|_"
 _SPACE_RUN = re.compile(r"(?<=\w)[ \t]{2,}(?=\w)")
+_SAID_QUESTION_MARK = re.compile(r"\s*\bquestion mark\b", re.IGNORECASE)
 _MENTION = re.compile(r"<[@#!][^>]{0,80}>")
 _TOKEN = re.compile(r"\d+(?:\.\d+)+|[a-z0-9][a-z0-9']*[a-z0-9]|[a-z0-9]")  # "1.9" is one number
 # Clause boundaries: sentence punctuation, dashes, and the turns where one claim ends and another begins.
@@ -102,6 +103,8 @@ def clean(raw: str) -> str:
     text = unicodedata.normalize("NFKC", raw)
     if _NT.search(text):
         text = _BARE_CONTRACTION.sub(r"\1n't", text)  # "isnt overlapping" is a negation typed without the apostrophe
+    if "question mark" in text.lower():
+        text = _SAID_QUESTION_MARK.sub("?", text)  # dictation writes out the punctuation it hears
     if "  " in text:
         text = _SPACE_RUN.sub("\n ", text)  # chat lines pasted without their line breaks: a run of spaces ends a line
     text = _CONTROL.sub(" ", text)
