@@ -62,7 +62,10 @@ _NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|i
 # "one of those two" hedges; "one of the ranks is slow" picks one member of the job and claims it is slow.
 HEDGE = re.compile(
     r"\b(?:(?:not sure|unsure|no idea)(?!,? (?:yet )?(?:about|what|how|which|where)\b[^.;?]{0,25}\b(?:fix|check|confirm"
-    r"|prove|measure|verify|remedy|do about))|(?:maybe|possibly|perhaps)(?! ?[~≈]? ?\d)|might be|could be"
+    r"|prove|measure|verify|remedy|do about))"
+    # "maybe 15%", "perhaps a third of the step": an estimate of a number, not a doubt
+    r"|(?:maybe|possibly|perhaps)(?! ?[~≈]? ?\d| (?:a |one )?(?:third|half|quarter|fifth|tenth|twice|double)\b)"
+    r"|might be|could be"
     r"|hard to (?:say|tell)"
     r"|can'?t tell|i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|some kind of"
     r"|one of(?! (?:the |our |them\b)?(?:ranks?|gpus?|nodes?|workers?|cards?|boxes|hosts?|devices?)\b))\b"
@@ -180,8 +183,30 @@ QUESTION_BACK = re.compile(
 # A question that asks nothing: "why is rank 4 slow?" presumes it; "see those cudaMalloc bars?" points at them.
 RHETORICAL = re.compile(
     r"^\W*(?:so |and |but )?(?:why\b|(?:see|notice|spot|you see) (?:those|these|that|the|how)\b)[^?]*\?\s*$"
+    # a lead-in that asks nothing: "Honestly? Nothing's wrong.", "Verdict? Straggler.", "The fix? Drain it."
+    r"|^\W*(?:honestly|seriously|frankly|verdict|diagnosis|answer|short answer|my answer|my take|root cause|cause"
+    r"|culprit|the (?:fix|cause|culprit|answer|verdict)|fix|remedy|check|proof|confirmation)\W*\?\s*$"
 )
-_RHETORICAL_WORDS = ("why", "see", "notice", "spot")
+_RHETORICAL_WORDS = (
+    "why",
+    "see",
+    "notice",
+    "spot",
+    "honestly",
+    "seriously",
+    "frankly",
+    "verdict",
+    "diagnosis",
+    "answer",
+    "take",
+    "cause",
+    "culprit",
+    "fix",
+    "remedy",
+    "check",
+    "proof",
+    "confirmation",
+)
 # A story from another job ("we had this in 2022", "years back a run …") claims nothing about this trace on its own;
 # the reply ties it to this one with "same picture here", "this trace has the same …".
 ANECDOTE = re.compile(
