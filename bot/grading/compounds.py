@@ -75,7 +75,15 @@ def _required_symbol(pattern: str) -> str | None:
     for op, arg in items:
         if op is sre.LITERAL and not chr(arg).isalnum() and not chr(arg).isspace():
             return chr(arg)
-    return DIGIT if _STARTS_WITH_NUMBER.match(pattern) else None
+    return DIGIT if _STARTS_WITH_NUMBER.match(pattern) or any(_needs_digit(op, arg) for op, arg in items) else None
+
+
+def _needs_digit(op: object, arg: object) -> bool:
+    """A top-level `\\d` or `\\d+` ("p8 m8"): a text without a digit cannot match."""
+    digit = [(sre.IN, [(sre.CATEGORY, sre.CATEGORY_DIGIT)])]
+    if op is sre.IN:
+        return [(op, arg)] == digit
+    return op is sre.MAX_REPEAT and isinstance(arg, tuple) and arg[0] >= 1 and list(arg[2]) == digit
 
 
 _LEADING_LITERAL = re.compile(r"^\\b((?:[a-z0-9_ @-]|\\[.()/])+)")

@@ -60,7 +60,7 @@ class Reply:
         told = bool(ANECDOTE.search(low)) and not SAME_HERE.search(low)
         held = (
             next((k for k, c in enumerate(read) if VERDICT_HELD.search(c.text)), 0)
-            if any(w in low for w in HELD_WORDS)
+            if any(w in low for w in HELD_WORDS) and VERDICT_HELD.search(low)
             else 0
         )
         return cls(
