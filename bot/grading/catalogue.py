@@ -18,6 +18,7 @@ STUFFED_TOPICS = 4  # checks or fixes of this many other signatures, with no dia
 CATALOGUE_TOPICS = 4  # signatures touched (named, checked or fixed) by an uncommitted reply that names two or more
 CATALOGUE_WORDS_PER_TOPIC = 25  # fewer words than this per topic touched is listing them, not weighing them
 HEADED_CATALOGUE_WORDS_PER_TOPIC = 10  # committed replies that weigh others use 11+ words per topic (dev, all writers)
+CHECKLIST_TOPICS = 4  # a list whose items check or fix this many signatures, each in its own words, is a checklist
 ENUMERATION = 4  # "X, Y, Z or W": a sentence of this many items is a list
 
 _NETWORK = re.compile(
@@ -79,7 +80,20 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
         or (committed_to is None and _offered_with_fixes(t))
         or _shotgun(t, reply, rubrics)
         or _verdict_then_list(t, reply, rubrics, answer)
+        or _checklist(reply, rubrics, answer, t)
     )
+
+
+def _checklist(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, t: _Topics) -> bool:
+    """A list (bullets, check boxes, table rows) whose items name, check or fix four signatures (checks and fixes in
+    words of their own): a review checklist, whatever one item names. An honest bulleted answer works one problem."""
+    committed = t.claims.evidence.get(t.claims.committed_to or "")
+    if committed is not None and (committed.asserted_in or committed.outright):
+        return False  # "Verdict: …" over numbered steps is an answer, not a checklist
+    real = {s for s in t.measured | t.fixed if s in rubrics}
+    if len(real | t.named) < CHECKLIST_TOPICS or not _list_like(answer):
+        return False
+    return len(_distinct_topics(reply, rubrics, real) | (t.named - {"healthy"})) >= CHECKLIST_TOPICS
 
 
 def _topics(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, claims: Claims) -> _Topics:

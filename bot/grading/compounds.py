@@ -18,6 +18,9 @@ _LOCK = threading.Lock()
 _FOLDS: list[tuple[tuple[re.Pattern[str], str, str | None], ...]] = []
 # "rank3", "gpu#5", "node-7" → "rank 3": the number is its own token.
 _NUMBERED = re.compile(r"\b(rank|gpu|node|worker|stage|host|box|device|card)[#_-]?(\d+)\b")
+# Dictation spells an acronym out letter by letter: "n c u", "h b m", "s m throughput" are ncu, hbm, sm. Runs of two
+# or more single letters join ("a" and "i" are words, so they neither start nor join a run).
+_SPELLED = re.compile(r"\b[b-hj-z](?: [b-hj-z]\b)+")
 
 
 def _compounds() -> tuple[tuple[re.Pattern[str], str, str | None], ...]:
@@ -72,7 +75,15 @@ def _required_symbol(pattern: str) -> str | None:
     for op, arg in items:
         if op is sre.LITERAL and not chr(arg).isalnum() and not chr(arg).isspace():
             return chr(arg)
-    return DIGIT if _STARTS_WITH_NUMBER.match(pattern) else None
+    return DIGIT if _STARTS_WITH_NUMBER.match(pattern) or any(_needs_digit(op, arg) for op, arg in items) else None
+
+
+def _needs_digit(op: object, arg: object) -> bool:
+    """A top-level `\\d` or `\\d+` ("p8 m8"): a text without a digit cannot match."""
+    digit = [(sre.IN, [(sre.CATEGORY, sre.CATEGORY_DIGIT)])]
+    if op is sre.IN:
+        return [(op, arg)] == digit
+    return op is sre.MAX_REPEAT and isinstance(arg, tuple) and arg[0] >= 1 and list(arg[2]) == digit
 
 
 _LEADING_LITERAL = re.compile(r"^\\b((?:[a-z0-9_ @-]|\\[.()/])+)")
@@ -98,11 +109,17 @@ def _literal_first(pattern: str) -> tuple[str, str | None]:
 
 def fold(piece: str) -> str:
     text = _NUMBERED.sub(r"\1 \2", piece.lower())
+    if _SPELLED.search(text):  # rare: most replies hold no spelled-out acronym
+        text = _SPELLED.sub(_joined, text)
     has_digit = bool(_DIGIT.search(text))
     for pattern, repl, trigger in _compounds():
         if trigger is None or (has_digit if trigger is DIGIT else trigger in text):
             text = pattern.sub(repl, text)
     return _STRAY_POSSESSIVE.sub(" ", text)
+
+
+def _joined(m: re.Match[str]) -> str:
+    return m.group().replace(" ", "")
 
 
 def reset() -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, cast
 
 from .phrases import Phrase
-from .polarity import ANECDOTE, HEDGE, QUESTION_BACK, SAME_HERE, UNDECIDED, VERDICT_HELD, ClauseReading
+from .polarity import ANECDOTE, HEDGE, HELD_WORDS, QUESTION_BACK, SAME_HERE, UNDECIDED, VERDICT_HELD, ClauseReading
 from .rulebook import Engine, RulePart, correct, engine
 from .text import Clause, Token, clauses, clean
 
@@ -58,7 +58,11 @@ class Reply:
         read = [_corrected(c) for c in clauses(cleaned)]
         low = cleaned.lower()
         told = bool(ANECDOTE.search(low)) and not SAME_HERE.search(low)
-        held = next((k for k, c in enumerate(read) if VERDICT_HELD.search(c.text)), 0) if "before" in low else 0
+        held = (
+            next((k for k, c in enumerate(read) if VERDICT_HELD.search(c.text)), 0)
+            if any(w in low for w in HELD_WORDS) and VERDICT_HELD.search(low)
+            else 0
+        )
         return cls(
             low,
             read,

@@ -20,6 +20,7 @@ _NEGATION_BEFORE = re.compile(
     r"|\bat first\b"
     r"|\b(?:made|had|got) me (?:think\w*|suspect\w*|wonder\w*)|\btempting\b|\bwrong\b|\bthe alternative\b"
     r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b"
+    r"|\b(?:looked|checked|asked myself) (?:at |into )?(?:whether|if)\b"  # "I looked at whether it's X, but …"
     r"|\b(?:someone|somebody|people|others)(?: \w+)? (?:said|says|suggested|claimed|thought|blamed)\b)"
     r"(?:[^\w.;,→]+(?!or\b|and\b|nor\b)[\w'-]+){0,4}[^\w.;,→]*$"  # ≤ 4 words between negation and match, no "or"
 )
@@ -33,7 +34,11 @@ _EXONERATED_AFTER = re.compile(
     r"|\bat first (?:glance|sight)|\bon the surface\b|\b(?:made|had|got) me (?:think|suspect|wonder))"
     # "ncu won't tell you", "NCCL tuning won't help", "leave NCCL_ALGO / NCCL_PROTO alone": right after the thing
     r"|^(?:\s*[/,]\s*[\w.]+)*\s+alone\b"
-    r"|^\s*(?:won'?t|will not|doesn'?t|does not|can'?t|cannot) (?:tell|help|show|settle|distinguish)\b"
+    r"|^\s*(?:won'?t|will not|wouldn'?t|would not|doesn'?t|does not|can'?t|cannot) (?:tell|help|show|settle|distinguish"
+    r"|do anything|change anything|move the needle)\b"
+    # a fix dismissed as futile: "tuning NCCL would be rearranging deck chairs", "… is pointless here"
+    r"|^[^.;]{0,20}?\b(?:would|will|is|are)(?: just)? (?:be )?(?:rearranging|pointless|useless|futile|a waste|wasted"
+    r"|cargo[\s-]cult)\b"
     r"|^[^.;]{0,45}?\bto rule (?:that|it|this) out\b"
 )
 # A diagnosis named inside a fix ("remove the torch.cuda.synchronize() before the all-reduce") is not a claim.
@@ -56,8 +61,13 @@ _NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
 _NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|it)\b")
 # "one of those two" hedges; "one of the ranks is slow" picks one member of the job and claims it is slow.
 HEDGE = re.compile(
-    r"\b(?:not sure|unsure|no idea|maybe|might be|could be|possibly|perhaps|hard to (?:say|tell)|can'?t tell|"
-    r"i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|some kind of"
+    r"\b(?:(?:not sure|unsure|no idea)(?!,? (?:yet )?(?:about|what|how|which|where)\b[^.;?]{0,25}\b(?:fix|check|confirm"
+    r"|prove|measure|verify|remedy|do about))"
+    # "maybe 15%", "perhaps a third of the step": an estimate of a number, not a doubt
+    r"|(?:maybe|possibly|perhaps)(?! ?[~≈]? ?\d| (?:a |one )?(?:third|half|quarter|fifth|tenth|twice|double)\b)"
+    r"|might be|could be"
+    r"|hard to (?:say|tell)"
+    r"|can'?t tell|i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|some kind of"
     r"|one of(?! (?:the |our |them\b)?(?:ranks?|gpus?|nodes?|workers?|cards?|boxes|hosts?|devices?)\b))\b"
     r"|\beither\b.{0,80}\bor\b"
     r"|\?\s*$|🤔|🤷"
@@ -71,7 +81,8 @@ _REMEDY_HEDGE = re.compile(
 # Further marks of a tentative diagnosis (they do not make a check or a fix tentative).
 _TENTATIVE = re.compile(
     r"\b(?:i'?d hazard|hazard a guess|of some sort|sort of|kind of|reminds me of|remind me of|"
-    r"might be (?:the same|similar)|could be (?:the same|that) again|i think|i suspect|suspect|i'?d guess|probably|"
+    r"might be (?:the same|similar)|could be (?:the same|that) again|i think|i suspect|suspect|i'?d guess|"
+    r"probably(?<!i'd probably)(?<!i would probably)(?<!we'd probably)|"  # "I'd probably bump m": the fix is soft
     r"prob|my guess|afaict|i believe|idk|(?:want|like) to confirm|"
     r"to be sure|before (?:saying|committing)|i reckon|reckon|my hunch|hunch is|gut (?:says|feeling)|i feel like|"
     r"feels like|i wonder (?:if|whether)|not 100 ?%|not entirely sure|not certain|could be wrong|"
@@ -145,7 +156,8 @@ _LEADS_INTO_CANDIDATES = re.compile(
 # The next clause denies this one: "sometimes the allocator causes this, but not here".
 DENIED_BY_NEXT = re.compile(
     r"^\W*(?:not here|not this time|not in this (?:case|trace|run|one)|not the case here|not what'?s happening"
-    r"|that'?s not (?:it|what'?s happening|the case)(?: here)?|doesn'?t apply here|no such luck"
+    r"|that'?s not (?:it|what'?s happening|the case|the story|the problem|the issue|the bottleneck)(?: here)?"
+    r"|doesn'?t apply here|no such luck"
     r"|(?:and |but )?(?:i )?(?:found|saw|see|there(?:'s| is| are)) (?:none|nothing|no sign) of (?:them|those|these|it)"
     r"|none of (?:them|those|these) (?:is|are|apply|applies|show|shows|fit|fits|hold)"
     r"|(?:so |which means )?(?:the first two|both|those|these|all three|all of them) (?:are|is)"
@@ -156,6 +168,7 @@ DENIED_BY_NEXT = re.compile(
 HEDGED_BY_NEXT = re.compile(
     r"^\W*(?:i'?m |i am )?(?:not (?:certain|sure|100 ?%|entirely sure|confident|positive)|could be wrong|might be wrong"
     r"|don'?t quote me|unverified|just a guess|only a guess|a guess)(?: (?:yet|tho|though|of (?:it|that)))?\W*$"
+    r"|^\W*i'?d (?:want|need|like) (?:to see )?[^.;]{0,40}\bfirst\W*$"  # "…, but I'd want the request log first"
 )
 # A question back: the reply asks for something ("what's num_workers set to?", "is this the A100 trace?") and claims,
 # checks or fixes nothing in it. "Could it be X?" offers X (a hedge); "have you tried X?" suggests X.
@@ -167,7 +180,33 @@ QUESTION_BACK = re.compile(
     r"|^\W*(?:is|are|was|were) [^?]{0,60}\b(?:on|off|enabled|disabled|set|default|installed|available|supported)\b"
     r"[^?]*\?\s*$"
 )
-RHETORICAL = re.compile(r"^\W*(?:so |and |but )?why\b[^?]*\?\s*$")
+# A question that asks nothing: "why is rank 4 slow?" presumes it; "see those cudaMalloc bars?" points at them.
+RHETORICAL = re.compile(
+    r"^\W*(?:so |and |but )?(?:why\b|(?:see|notice|spot|you see) (?:those|these|that|the|how)\b)[^?]*\?\s*$"
+    # a lead-in that asks nothing: "Honestly? Nothing's wrong.", "Verdict? Straggler.", "The fix? Drain it."
+    r"|^\W*(?:honestly|seriously|frankly|verdict|diagnosis|answer|short answer|my answer|my take|root cause|cause"
+    r"|culprit|the (?:fix|cause|culprit|answer|verdict)|fix|remedy|check|proof|confirmation)\W*\?\s*$"
+)
+_RHETORICAL_WORDS = (
+    "why",
+    "see",
+    "notice",
+    "spot",
+    "honestly",
+    "seriously",
+    "frankly",
+    "verdict",
+    "diagnosis",
+    "answer",
+    "take",
+    "cause",
+    "culprit",
+    "fix",
+    "remedy",
+    "check",
+    "proof",
+    "confirmation",
+)
 # A story from another job ("we had this in 2022", "years back a run …") claims nothing about this trace on its own;
 # the reply ties it to this one with "same picture here", "this trace has the same …".
 ANECDOTE = re.compile(
@@ -186,7 +225,13 @@ SAME_HERE = re.compile(
 VERDICT_HELD = re.compile(
     r"\bbefore (?:betting|committing|calling it|concluding|i'?d commit|i bet)\b"
     r"(?! to (?:a |the |any )?(?:change|fix|remedy|solution))"
+    # "… not sure it's the cause though", "I wouldn't commit without ncu"
+    r"|\b(?:wouldn'?t|won'?t|can'?t|don'?t want to) (?:commit|call it|be sure)\b[^.;]{0,20}\b(?:without|until|before)\b"
+    r"|\bnot (?:sure|certain|convinced) (?:it'?s|that'?s|this is|it is) (?:the (?:cause|culprit|root cause|problem"
+    r"|whole story)|it|right)\b"
 )
+# Words VERDICT_HELD cannot match without: a reply with none skips it.
+HELD_WORDS = ("before", "without", "until", "not sure", "not certain", "not convinced")
 # A sarcasm tag: the clause it closes says the opposite of what it claims.
 _SARCASM = re.compile(r"(?:^|\s)/s\b")
 # The reply says outright that it does not commit.
@@ -201,11 +246,12 @@ UNDECIDED = re.compile(
 _NEGATION_KEYWORD = re.compile(
     r"\b(?:not|no|zero|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
     r"|dismiss\w*|first|made|had|got|tempting|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
+    r"|looked|checked|asked"
     r"|claimed|blamed)\b|n't\b"
 )
 _EXONERATION_KEYWORD = re.compile(
     r"\b(?:tell|help|show|settle|distinguish|alone|first|surface|made|had|got|fine|ok|okay|good|normal|innocent|irrelevant|healthy|herring|not|ruled|isnt|arent|wasnt|explain|account"
-    r"|fit|wrong|trap)\b|n't\b"
+    r"|fit|wrong|trap|rearranging|pointless|useless|futile|waste|wasted|cargo|anything|needle)\b|n't\b"
 )
 _CONTEXT_KEYWORD = re.compile(
     r"\b(?:remov\w*|drop\w*|avoid\w*|get rid|eliminate|delete|take out|stop calling|no more|fix\w*|cut\w*|rip\w*"
@@ -221,7 +267,7 @@ Flags = tuple[bool, bool, bool, bool, bool]  # (offers alternatives, hedged, ten
 
 
 _DENIED_WORDS = ("not", "no", "none", "out", "luck", "apply")  # one of these is in every DENIED_BY_NEXT match
-_HEDGED_WORDS = ("not", "wrong", "quote", "verified", "guess")  # … and in every HEDGED_BY_NEXT match
+_HEDGED_WORDS = ("not", "wrong", "quote", "verified", "guess", "first")  # … and in every HEDGED_BY_NEXT match
 
 
 class ClauseReading:
@@ -333,7 +379,8 @@ class ClauseReading:
                 )
             )
             # "why is rank 4 slow?" presumes it is
-            asked = text[:-1] if text.endswith("?") and "why" in text and RHETORICAL.search(text) else text
+            rhetorical = text.endswith("?") and any(w in text for w in _RHETORICAL_WORDS) and RHETORICAL.search(text)
+            asked = text[:-1] if rhetorical else text
             hedge = bool(HEDGE.search(asked))  # _REMEDY_HEDGE holds a subset of HEDGE's marks
             self._flags = (
                 alternative,

@@ -47,22 +47,28 @@ FILLERS = frozenset(
 
 _CONTROL = re.compile(r"[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u206f]")
 _DUNDER = re.compile(r"__([a-z]+)__")
-_ARROW = re.compile(r"\s*(?:-+>|=>)\s*")
+_ARROW = re.compile(r"\s*(?:-+>|=+>|⇒|⟹|⟶|↦)\s*")  # every arrow is "→"
+_ARROW_CHARS = ">⇒⟹⟶↦"
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _UNKNOWN_STEP = re.compile(r"(?:→|:)[ \t]*\?+(?=\s*$|\s*\n)|→\s*\?+", re.MULTILINE)
 # "comb of µs kernels → launch total ≈ wall time → CUDA graphs": a chain of statements, one clause each; but
 # "if X → do A" stays one clause (the condition holds the fix).
 _CHAIN = re.compile(r"\s→\s")
 _CONDITIONAL = re.compile(r"\b(?:if|when|unless|whether)\b")
+# Where a run-on's next statement starts: a speaker's "I'd …", "then …", "so it's …".
+_RUN_ON_TURN = re.compile(r"\s(?=(?:i'?d|i would|i'?ll|i'?m going to|then|and then|so (?:it'?s|i'?d|the|that'?s))\s)")
+RUN_ON_CHARS = 150  # a span this long with no punctuation is a run-on
+RUN_ON_MIN_CHARS = 25  # … and a statement in it is at least this long
 _FENCE = re.compile(r"```[a-zA-Z0-9_+-]*")
 _MARKDOWN = re.compile(r"[*`>#~|]+|(?<!\w)_+|_+(?!\w)")
 _MARKDOWN_CHARS = "*`>#~|_"
 _SPACE_RUN = re.compile(r"(?<=\w)[ \t]{2,}(?=\w)")
+_SAID_QUESTION_MARK = re.compile(r"\s*\bquestion mark\b", re.IGNORECASE)
 _MENTION = re.compile(r"<[@#!][^>]{0,80}>")
 _TOKEN = re.compile(r"\d+(?:\.\d+)+|[a-z0-9][a-z0-9']*[a-z0-9]|[a-z0-9]")  # "1.9" is one number
 # Clause boundaries: sentence punctuation, dashes, and the turns where one claim ends and another begins.
 _CLAUSE = re.compile(
-    r"[.;!?\n]+(?:\s|$)|:\s|\s[-–—]+\s|\s+(?:but|however|although|though|whereas|instead(?!\s+of)|actually|rather(?!\s+than))\s+"
+    r"[.;!?\n]+(?:\s|$)|\n+|:\s|\s[-–—]+\s|\s+(?:but|however|although|though|whereas|instead(?!\s+of)|actually|rather(?!\s+than))\s+"
     r"|,\s*(?=(?:it'?s|it is|its|this is|that'?s|that is|the real|the actual|so)\b)"
 )
 
@@ -97,13 +103,17 @@ def clean(raw: str) -> str:
     text = unicodedata.normalize("NFKC", raw)
     if _NT.search(text):
         text = _BARE_CONTRACTION.sub(r"\1n't", text)  # "isnt overlapping" is a negation typed without the apostrophe
+    if "question mark" in text.lower():
+        text = _SAID_QUESTION_MARK.sub("?", text)  # dictation writes out the punctuation it hears
     if "  " in text:
         text = _SPACE_RUN.sub("\n ", text)  # chat lines pasted without their line breaks: a run of spaces ends a line
     text = _CONTROL.sub(" ", text)
     text = _MENTION.sub(" ", text)
     text = _DUNDER.sub(r"dunder\1", text)  # __next__ is code, not markdown emphasis
-    if ">" in text:
+    if any(ch in text for ch in _ARROW_CHARS):
         text = _ARROW.sub(" → ", text)  # ">" is not a quote marker
+    if "∴" in text:
+        text = text.replace("∴", " so ")  # "∴ AR on rank 0 ≈ waiting": a conclusion
     if "?" in text and ("→" in text or ":" in text):
         text = _UNKNOWN_STEP.sub(" unknown", text)  # "fix: ?", "slow rank → ? → drain it": a blank
     text = _FENCE.sub(" ", text)
@@ -112,11 +122,25 @@ def clean(raw: str) -> str:
     return text.replace("’", "'").replace("‘", "'")
 
 
+def _unaccented() -> dict[int, str]:
+    """Latin letters with an accent → the plain letter, one character each ("quítalo" → "quitalo", "más" → "mas")."""
+    table = {}
+    for code in range(0xC0, 0x250):
+        base = unicodedata.normalize("NFKD", chr(code))[0]
+        if base.isascii() and base.isalpha() and base != chr(code):
+            table[code] = base
+    return table
+
+
+_UNACCENTED = _unaccented()
+_ACCENTED = re.compile("[\u00c0-\u024f]")  # most non-ASCII replies hold only dashes, arrows and emoji
+
+
 def _lower_same_length(text: str) -> str:
     low = text.lower()
-    if len(low) == len(text):
-        return low
-    return "".join(ch.lower() if len(ch.lower()) == 1 else ch for ch in text)
+    if len(low) != len(text):
+        low = "".join(ch.lower() if len(ch.lower()) == 1 else ch for ch in text)
+    return low.translate(_UNACCENTED) if not low.isascii() and _ACCENTED.search(low) else low
 
 
 @lru_cache(maxsize=65536)
@@ -171,13 +195,29 @@ def clauses(cleaned: str) -> list[Clause]:
 
 
 def _links(low: str, start: int, end: int) -> list[tuple[int, int]]:
-    """The links of an arrow chain in low[start:end], or the whole span (no chain, or a conditional one)."""
-    if "→" not in low[start:end] or _CONDITIONAL.search(low, start, end):
+    """The links of an arrow chain in low[start:end], the statements of a run-on, or the whole span (no chain, or a
+    conditional one)."""
+    if "→" not in low[start:end]:
+        return _statements(low, start, end) if end - start > RUN_ON_CHARS else [(start, end)]
+    if _CONDITIONAL.search(low, start, end):
         return [(start, end)]
     out, pos = [], start
     for m in _CHAIN.finditer(low, start, end):
         out.append((pos, m.start()))
         pos = m.end()
+    out.append((pos, end))
+    return out
+
+
+def _statements(low: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Dictated or breathless text runs its statements together with no punctuation ("… streaming weights from hbm
+    I'd run ncu … then batch more"): a long span breaks where a speaker starts the next one ("I'd", "then", "so
+    it's"), except inside a condition, whose consequence stays with it ("if it's the loader I'd add workers")."""
+    out, pos = [], start
+    for m in _RUN_ON_TURN.finditer(low, start, end):
+        if m.start() - pos >= RUN_ON_MIN_CHARS and not _CONDITIONAL.search(low, pos, m.start()):
+            out.append((pos, m.start()))
+            pos = m.end()
     out.append((pos, end))
     return out
 
