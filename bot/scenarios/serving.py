@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import by_difficulty, pick
+from .common import by_difficulty, finish, pick
 from .engine import Engine, EngineRun, Loop, Step
 from .families import SERVING_GPUS, serving_context
 from .figures import RankActivity, hta_view
-from .model import Context, Hardware
+from .model import Annotation, Context, Hardware, Reveal, Scenario
 from .served import PRECISIONS, SERVED_MODELS, Batch, Costs, Precision, ServedModel, fits, memory_gb
 from .sim import RankSim
 
@@ -54,6 +54,40 @@ def draw_serving(rng: np.random.Generator, difficulty: str) -> ServingSetup:
 
 def context_of(rng: np.random.Generator, setup: ServingSetup, difficulty: str) -> Context:
     return serving_context(rng, setup.hw, setup.model.name, setup.precision.label, difficulty)
+
+
+def finish_served(
+    signature: str,
+    seed: int,
+    difficulty: str,
+    rng: np.random.Generator,
+    setup: ServingSetup,
+    run: EngineRun,
+    figures: dict[str, float],
+    reveal: Reveal,
+    annotations: list[Annotation],
+    *,
+    windows: list[tuple[float, float]] | None = None,
+    zoom: tuple[float, float] | None = None,
+) -> Scenario:
+    """A served drill: one rank of iterations, told the words every serving signature draws (last, after the trace)."""
+    context = context_of(rng, setup, difficulty)
+    steps = run.windows if windows is None else windows
+    return finish(
+        signature,
+        seed,
+        difficulty,
+        setup.hw,
+        context,
+        [run.rank],
+        "serving",
+        steps,
+        figures,
+        reveal,
+        annotations,
+        run.first_step,
+        zoom=zoom,
+    )
 
 
 def with_streams(setup: ServingSetup, wanted: int, longest_prompt: int) -> ServingSetup:

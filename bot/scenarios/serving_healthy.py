@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from .common import finish, ms, pct, plural
+from .common import ms, pct, plural
 from .engine import ITL, Loop
 from .figures import top_kernels
 from .model import Annotation, Reveal, Scenario
@@ -16,9 +16,9 @@ from .served import Batch
 from .serving import (
     LONG_PROMPTS,
     chunked_plan,
-    context_of,
     decode_us,
     draw_serving,
+    finish_served,
     mfu_pct,
     pick_budget,
     prompt_queue,
@@ -72,22 +72,7 @@ def generate(signature: str, rng: np.random.Generator, difficulty: str, seed: in
             f"ITL p50 {ms(f['itl_p50_ms'] * 1000)} · p99 {ms(f['itl_p99_ms'] * 1000)}",
         ),
     ]
-    context = context_of(rng, setup, difficulty)
-    first = run.first_step
-    return finish(
-        signature,
-        seed,
-        difficulty,
-        setup.hw,
-        context,
-        [run.rank],
-        "serving",
-        run.windows,
-        f,
-        reveal,
-        annotations,
-        first,
-    )
+    return finish_served(signature, seed, difficulty, rng, setup, run, f, reveal, annotations)
 
 
 def _reveal(f: dict[str, float]) -> Reveal:

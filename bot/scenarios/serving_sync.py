@@ -8,15 +8,15 @@ import statistics
 
 import numpy as np
 
-from .common import by_difficulty, finish, ms, pick
+from .common import by_difficulty, ms, pick
 from .engine import Loop
 from .model import Annotation, Reveal, Scenario
 from .served import Batch
 from .serving import (
     LONG_PROMPTS,
     chunked_plan,
-    context_of,
     draw_serving,
+    finish_served,
     iteration_gap_us,
     pick_budget,
     prompt_queue,
@@ -71,22 +71,7 @@ def generate(signature: str, rng: np.random.Generator, difficulty: str, seed: in
             0, COMPUTE, *hole, f"GPU idle ~{ms(gap)} after each sync · {f['sync_gap_pct']:.0f}% of the iteration"
         ),
     ]
-    context = context_of(rng, setup, difficulty)
-    first = run.first_step
-    return finish(
-        signature,
-        seed,
-        difficulty,
-        setup.hw,
-        context,
-        [run.rank],
-        "serving",
-        run.windows,
-        f,
-        reveal,
-        annotations,
-        first,
-    )
+    return finish_served(signature, seed, difficulty, rng, setup, run, f, reveal, annotations)
 
 
 def _reveal(f: dict[str, float], op: str) -> Reveal:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..common import by_difficulty, finish, ms, us_
+from ..common import by_difficulty, ms, us_
 from ..engine import Loop, Step
 from ..figures import RankActivity
 from ..model import Annotation, Reveal, Scenario
 from ..served import Batch
-from ..serving import context_of, draw_serving, host_work, run_engine, serving_figures, with_streams
+from ..serving import draw_serving, finish_served, host_work, run_engine, serving_figures, with_streams
 from ..sim import COMPUTE, CUDA_API
 
 ID = "launch_bound"
@@ -92,22 +92,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         ),
         Annotation(0, CUDA_API, *zoom, f"launch wall: API time {f['launch_api_share_pct']:.0f}% of wall time"),
     ]
-    context = context_of(rng, setup, difficulty)
-    return finish(
-        ID,
-        seed,
-        difficulty,
-        setup.hw,
-        context,
-        [run.rank],
-        "serving",
-        windows,
-        f,
-        reveal,
-        annotations,
-        run.first_step,
-        zoom=zoom,
-    )
+    return finish_served(ID, seed, difficulty, rng, setup, run, f, reveal, annotations, windows=windows, zoom=zoom)
 
 
 def _reveal(f: dict[str, float], dram_gbps: float) -> Reveal:

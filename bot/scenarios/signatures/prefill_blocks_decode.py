@@ -6,14 +6,14 @@ import math
 
 import numpy as np
 
-from ..common import finish, ms, pick
+from ..common import ms, pick
 from ..engine import ITL, Loop, Step
 from ..model import Annotation, Reveal, Scenario
 from ..served import Batch
 from ..serving import (
-    context_of,
     decode_us,
     draw_serving,
+    finish_served,
     host_work,
     long_iteration_share,
     run_engine,
@@ -95,10 +95,7 @@ def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
         Annotation(0, COMPUTE, *windows[li], f"{ms(prefill_us)} prefill ({prompt:,} tok): all decode waits"),
         Annotation(0, ITL, windows[li][0], windows[li + 1][1], f"ITL spike {ms(spike)}"),
     ]
-    context = context_of(rng, setup, difficulty)
-    return finish(
-        ID, seed, difficulty, setup.hw, context, [run.rank], "serving", windows, f, reveal, annotations, run.first_step
-    )
+    return finish_served(ID, seed, difficulty, rng, setup, run, f, reveal, annotations, windows=windows)
 
 
 def _reveal(f: dict[str, float]) -> Reveal:
