@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import sys
 import threading
 from collections.abc import Coroutine
 from contextlib import AsyncExitStack
@@ -119,12 +120,9 @@ async def _start_platforms(
 def _watch_sigterm(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> bool:
     """Let SIGTERM set `stop`; False where that cannot be: only the main thread may own signal handlers (tests run
     serve in other threads), and loops without POSIX signals (Windows) refuse them — cancelling serve still works."""
-    if threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread() or sys.platform == "win32":
         return False
-    try:
-        loop.add_signal_handler(signal.SIGTERM, stop.set)
-    except NotImplementedError:
-        return False
+    loop.add_signal_handler(signal.SIGTERM, stop.set)
     return True
 
 
