@@ -124,6 +124,17 @@ async def test_a_drill_post_that_fails_once_is_retried(database: Database) -> No
     assert len(chat.reveals) == 1
 
 
+async def until_claimed(database: Database, drill_id: int, seconds: float = 60.0) -> None:
+    """Poll until the drill's reveal claim is held; the deadline is generous for a loaded CI machine."""
+    deadline = time.monotonic() + seconds
+    while True:
+        with database.session() as s:
+            if s.get(Drill, drill_id).revealed_at is not None:  # type: ignore[union-attr]
+                return
+        assert time.monotonic() < deadline, "the reveal never claimed the drill"
+        await asyncio.sleep(0.02)
+
+
 async def test_a_reveal_cancelled_in_flight_is_released_and_the_sweep_posts_it(database: Database) -> None:
     """Shutdown and a lost leader lock cancel reveals in flight: the claim must not strand the drill unrevealed."""
     chat, clock = FakeChat(), Clock()
@@ -132,13 +143,7 @@ async def test_a_reveal_cancelled_in_flight_is_released_and_the_sweep_posts_it(d
     clock.advance(61)
     chat.delay = 30.0  # the post stays in flight until cancelled, however slow the machine
     reveal = asyncio.create_task(e.reveal(d.id))
-    deadline = time.monotonic() + 60  # generous: a loaded CI machine renders the reveal slowly
-    while True:  # until the claim has committed and the post is in flight
-        await asyncio.sleep(0.02)
-        with database.session() as s:
-            if s.get(Drill, d.id).revealed_at is not None:  # type: ignore[union-attr]
-                break
-        assert time.monotonic() < deadline, "the reveal never claimed the drill"
+    await until_claimed(database, d.id)  # the claim has committed and the post is in flight
     reveal.cancel()
     with pytest.raises(asyncio.CancelledError):
         await reveal
@@ -161,12 +166,14 @@ async def test_a_reveal_cancelled_while_claiming_gives_the_claim_back(database: 
             await reveal
     finally:
         lock.release()  # now the claim commits, with nobody left to post it
-    for _ in range(200):  # the claim commits in its thread, then is released
-        await asyncio.sleep(0.02)
-        with database.session() as s:
-            if s.get(Drill, d.id).revealed_at is None:  # type: ignore[union-attr]
-                break
-    assert await e.reveal_due() == [d.id]
+    # The claim commits in its thread, then is released: until then the sweep finds the drill taken.
+    deadline = time.monotonic() + 30
+    while True:
+        revealed = await e.reveal_due()
+        if revealed or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.05)
+    assert revealed == [d.id], "the claim was never given back"
     assert len(chat.reveals) == 1
 
 
