@@ -21,7 +21,7 @@ from bot.drills.service import TeamService
 from bot.store.db import Database
 from bot.store.models import Attempt, Drill
 
-from .fakes.discord_api import APP_ID, FakeDiscordAPI
+from .fakes.discord_api import APP_ID, FakeDiscordAPI, thread_payload
 from .helpers import Clock
 
 GUILD, CHANNEL = "1", "500"
@@ -67,24 +67,7 @@ def interaction(
         "parent_id": None,
     }
     if channel != CHANNEL:  # a thread (or forum post) under the perf channel
-        where = {
-            "id": channel,
-            "type": 11,
-            "guild_id": GUILD,
-            "name": "a forum post",
-            "parent_id": CHANNEL,
-            "owner_id": "42",
-            "thread_metadata": {
-                "archived": False,
-                "auto_archive_duration": 1440,
-                "archive_timestamp": datetime.now(UTC).isoformat(),
-                "locked": False,
-            },
-            "message_count": 0,
-            "member_count": 1,
-            "rate_limit_per_user": 0,
-            "flags": 0,
-        }
+        where = thread_payload(channel, GUILD, CHANNEL, "a forum post", "42")
     payload: dict[str, Any] = {
         "id": str(next(_ids)),
         "application_id": APP_ID,

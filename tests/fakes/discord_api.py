@@ -250,6 +250,28 @@ def _channels(api: FakeDiscordAPI, req: _Request) -> web.Response:
     return _json({})
 
 
+def thread_payload(thread_id: str, guild: str, parent: str, name: str, owner: str) -> dict[str, Any]:
+    """A public thread channel object as Discord returns it."""
+    return {
+        "id": thread_id,
+        "type": 11,
+        "guild_id": guild,
+        "parent_id": parent,
+        "name": name,
+        "owner_id": owner,
+        "thread_metadata": {
+            "archived": False,
+            "auto_archive_duration": 1440,
+            "archive_timestamp": datetime.now(UTC).isoformat(),
+            "locked": False,
+        },
+        "message_count": 0,
+        "member_count": 1,
+        "rate_limit_per_user": 0,
+        "flags": 0,
+    }
+
+
 def _start_thread(api: FakeDiscordAPI, req: _Request) -> web.Response:
     """POST /channels/{channel}/messages/{message}/threads: one thread per message, never inside a thread."""
     channel, message_id = req.parts[1], req.parts[3]
@@ -258,26 +280,7 @@ def _start_thread(api: FakeDiscordAPI, req: _Request) -> web.Response:
     if message_id in api.threads:
         return _json({"code": 160004, "message": "A thread has already been created for this message"}, status=400)
     api.threads.add(message_id)
-    return _json(
-        {
-            "id": message_id,
-            "type": 11,
-            "guild_id": "1",
-            "parent_id": channel,
-            "name": (req.payload or {}).get("name", "t"),
-            "owner_id": BOT["id"],
-            "thread_metadata": {
-                "archived": False,
-                "auto_archive_duration": 1440,
-                "archive_timestamp": datetime.now(UTC).isoformat(),
-                "locked": False,
-            },
-            "message_count": 0,
-            "member_count": 1,
-            "rate_limit_per_user": 0,
-            "flags": 0,
-        }
-    )
+    return _json(thread_payload(message_id, "1", channel, (req.payload or {}).get("name", "t"), BOT["id"]))
 
 
 # The first path segment → its handler; anything else answers {}.
