@@ -11,11 +11,13 @@ import threading
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
 
+from .literals import required_any
 from .vocabulary import vocabulary
 
 _STRAY_POSSESSIVE = re.compile(r"(?<=\s)'s\b")  # "each rank's" → "multirank 's" → "multirank"
 _LOCK = threading.Lock()
-_FOLDS: list[tuple[tuple[re.Pattern[str], str, str | None], ...]] = []
+Fold = tuple[re.Pattern[str], str, str | None, tuple[str, ...] | None]  # pattern, replacement, trigger, any-of
+_FOLDS: list[tuple[Fold, ...]] = []
 # "rank3", "gpu#5", "node-7" → "rank 3": the number is its own token.
 _NUMBERED = re.compile(r"\b(rank|gpu|node|worker|stage|host|box|device|card)[#_-]?(\d+)\b")
 # Dictation spells an acronym out letter by letter: "n c u", "h b m", "s m throughput" are ncu, hbm, sm. Runs of two
@@ -23,9 +25,10 @@ _NUMBERED = re.compile(r"\b(rank|gpu|node|worker|stage|host|box|device|card)[#_-
 _SPELLED = re.compile(r"\b[b-hj-z](?: [b-hj-z]\b)+")
 
 
-def _compounds() -> tuple[tuple[re.Pattern[str], str, str | None], ...]:
-    """The vocabulary's compound spellings, compiled once (under a lock): (pattern, replacement, trigger), where
-    the trigger is a literal the pattern starts with, so a text without it is not scanned at all."""
+def _compounds() -> tuple[Fold, ...]:
+    """The vocabulary's compound spellings, compiled once (under a lock): (pattern, replacement, trigger, any-of),
+    where the trigger is a literal every match holds and any-of are literals every match holds one of ("ranks",
+    "gpus", … for "each of the ranks"), so a text without them is not scanned at all."""
     if not _FOLDS:
         with _LOCK:
             if not _FOLDS:
@@ -37,7 +40,10 @@ def _compounds() -> tuple[tuple[re.Pattern[str], str, str | None], ...]:
                         required = _required_literal(p)
                         trigger = max((t for t in (leading, required) if t), key=len, default=None)
                         trigger = trigger or _required_symbol(p)
-                        folds.append((re.compile(fast), f" {token} ", trigger))
+                        any_of = required_any(p)
+                        if any_of is not None and (any_of == (trigger,) or len(min(any_of, key=len)) < 2):
+                            any_of = None  # the trigger already says it, or one letter, which nearly every text holds
+                        folds.append((re.compile(fast), f" {token} ", trigger, any_of))
                 _FOLDS.append(tuple(folds))
     return _FOLDS[0]
 
@@ -102,9 +108,11 @@ def _literal_first(pattern: str) -> tuple[str, str | None]:
         if literal.endswith("\\"):
             literal, rest = literal[:-1], "\\" + rest
     plain = re.sub(r"\\(.)", r"\1", literal)
-    if len(plain) < 2:
-        return pattern, None
-    return f"{literal}(?<!\\w.{{{len(plain)}}}){rest}", plain
+    if not plain or (len(plain) == 1 and not (plain.isalnum() or plain == "_")):
+        return pattern, None  # "\\b" before a symbol asks for a word before it, which the rewrite would forbid
+    fast = f"{literal}(?<!\\w.{{{len(plain)}}}){rest}"
+    # one letter ("\\bm\\.?b\\.?s") still lets the engine jump to it (10× faster), but is too common to be a trigger
+    return fast, plain if len(plain) >= 2 else None
 
 
 def fold(piece: str) -> str:
@@ -112,8 +120,10 @@ def fold(piece: str) -> str:
     if _SPELLED.search(text):  # rare: most replies hold no spelled-out acronym
         text = _SPELLED.sub(_joined, text)
     has_digit = bool(_DIGIT.search(text))
-    for pattern, repl, trigger in _compounds():
-        if trigger is None or (has_digit if trigger is DIGIT else trigger in text):
+    for pattern, repl, trigger, any_of in _compounds():
+        if (trigger is None or (has_digit if trigger is DIGIT else trigger in text)) and (
+            any_of is None or any(lit in text for lit in any_of)
+        ):
             text = pattern.sub(repl, text)
     return _STRAY_POSSESSIVE.sub(" ", text)
 
