@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from .evidence import Claims, named_only_in_remedies
+from .literals import Gated
 from .matcher import Reply
 from .rulebook import CompiledRubric, RulePart
 
@@ -21,10 +22,11 @@ HEADED_CATALOGUE_WORDS_PER_TOPIC = 10  # committed replies that weigh others use
 CHECKLIST_TOPICS = 4  # a list whose items check or fix this many signatures, each in its own words, is a checklist
 ENUMERATION = 4  # "X, Y, Z or W": a sentence of this many items is a list
 
-_NETWORK = re.compile(
+_NETWORK_PATTERN = re.compile(
     r"\bnccl_(?!debug\b)[a-z_]+|\bibstat\b|\bnccl-tests\b|\bnetwork\b(?! file| storage| drive| share| disk| mount)"
     r"|\bfabric\b|\broce\b"
 )
+_NETWORK = Gated(_NETWORK_PATTERN)
 _SENTENCE = re.compile(r"[.;:!?\n]+(?:\s|$)|\s[-–—]+\s")
 _ITEM_SEPARATOR = re.compile(r",(?!\d{3})|\s/\s|(?<=[a-z_)])/(?=[a-z])|\s+or\s+")
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+", re.MULTILINE)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from .literals import Gated
 from .text import Clause
 
 LOOK = 100  # characters of context the polarity patterns read before or after a match
@@ -60,7 +61,7 @@ _MEASURE_CONTEXT_BEFORE = re.compile(
 _NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
 _NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|it)\b")
 # "one of those two" hedges; "one of the ranks is slow" picks one member of the job and claims it is slow.
-HEDGE = re.compile(
+_HEDGE_PATTERN = re.compile(
     r"\b(?:(?:not sure|unsure|no idea)(?!,? (?:yet )?(?:about|what|how|which|where)\b[^.;?]{0,25}\b(?:fix|check|confirm"
     r"|prove|measure|verify|remedy|do about))"
     # "maybe 15%", "perhaps a third of the step": an estimate of a number, not a doubt
@@ -72,12 +73,14 @@ HEDGE = re.compile(
     r"|\beither\b.{0,80}\bor\b"
     r"|\?\s*$|🤔|🤷"
 )
+HEDGE = Gated(_HEDGE_PATTERN)  # searched only in a clause holding one of its words
 # The marks of HEDGE that hedge a check or a fix too: "either A or B" between two fixes of one problem is a choice,
 # not a doubt.
-_REMEDY_HEDGE = re.compile(
+_REMEDY_HEDGE_PATTERN = re.compile(
     r"\b(?:not sure|unsure|no idea|maybe|might be|could be|possibly|perhaps|hard to (?:say|tell)|can'?t tell|"
     r"i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|some kind of)\b|\?\s*$|🤔|🤷"
 )
+_REMEDY_HEDGE = Gated(_REMEDY_HEDGE_PATTERN)  # searched only in a clause holding one of its words
 # Further marks of a tentative diagnosis (they do not make a check or a fix tentative).
 _TENTATIVE = re.compile(
     r"\b(?:i'?d hazard|hazard a guess|of some sort|sort of|kind of|reminds me of|remind me of|"
@@ -91,7 +94,7 @@ _TENTATIVE = re.compile(
 )
 # A check or fix offered without conviction ("cuda graphs might help", "could try more workers"): ½ for that part,
 # but it does not make a diagnosis in the same clause tentative.
-_SOFT_REMEDY = re.compile(
+_SOFT_REMEDY_PATTERN = re.compile(
     r"\b(?:might|could|may|should) (?:help|work|fix it|be worth)|\b(?:could|might|maybe|perhaps) try\b"
     r"|\bworth (?:a )?try|\bworth trying\b|\bnot sure (?:it|that|this) (?:helps|works|will)|\bi'?d try\b.*\bsee\b"
     r"|\bsee if (?:it|that) helps\b|\bi guess\b|\bi think\W*$|\bmaybe\b|\bperhaps\b|\b(?:might|could) consider\b"
@@ -101,6 +104,7 @@ _SOFT_REMEDY = re.compile(
     r"|\b(?:probably|likely) (?:just )?(?:leave|stop|ship|add|use|try|bump|raise|increase|set|switch|move|enable"
     r"|turn|drop|remove|fix|help|be enough)\b|\bprobably\W*$"
 )
+_SOFT_REMEDY = Gated(_SOFT_REMEDY_PATTERN)  # searched only in a clause holding one of its words
 # Offering two or more possibilities in one breath ("either X or Y", "could be X, could be Y", "can't tell").
 _ALTERNATIVE = re.compile(
     r"\beither\b(?=[^.;]{0,80}\bor\b)|\beither (?:one|way|of (?:them|those|these|the two))\b"  # not "isn't X either"
@@ -235,12 +239,13 @@ HELD_WORDS = ("before", "without", "until", "not sure", "not certain", "not conv
 # A sarcasm tag: the clause it closes says the opposite of what it claims.
 _SARCASM = re.compile(r"(?:^|\s)/s\b")
 # The reply says outright that it does not commit.
-UNDECIDED = re.compile(
+_UNDECIDED_PATTERN = re.compile(
     r"\b(?:(?:not|won'?t|can'?t|don'?t want to) (?:commit|decide|choose|pick)|which is it|"
     r"one of those two|one of the two|could go either way|no way to tell|50/50|coin ?flip|"
     r"(?:and|then) decide (?:from there|later|after(?:wards)?)"
     r"|can'?t say (?:anything|much)(?: useful)? until|asking before i answer)\b"
 )
+UNDECIDED = Gated(_UNDECIDED_PATTERN)  # searched only in a clause holding one of its words
 
 # Words one of the polarity patterns above needs (a superset): a clause without any skips those patterns.
 _NEGATION_KEYWORD = re.compile(
