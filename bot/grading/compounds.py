@@ -95,11 +95,17 @@ def _needs_digit(op: object, arg: object) -> bool:
 _LEADING_LITERAL = re.compile(r"^\\b((?:[a-z0-9_ @-]|\\[.()/])+)")
 
 
+_LEADING_NUMBER = r"\b\d+"
+_NUMBER_FIRST = r"\d(?<!\w\d)\d*"  # the same matches, longest first, with no word character before
+
+
 def _literal_first(pattern: str) -> tuple[str, str | None]:
     """`\\bword…` → `word(?<!\\w.{4})…`: the same matches, but a pattern that starts with a literal lets the regex
     engine jump straight to candidate positions (about 6× faster over a long reply). Also returns that literal."""
     m = _LEADING_LITERAL.match(pattern)
     if m is None:
+        if pattern.startswith(_LEADING_NUMBER):  # "\\b\\d+" → "\\d(?<!\\w\\d)\\d*": the engine jumps to digits
+            return _NUMBER_FIRST + pattern[len(_LEADING_NUMBER) :], None
         return pattern, None
     literal = m.group(1)
     rest = pattern[m.end() :]

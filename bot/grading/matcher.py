@@ -173,12 +173,12 @@ class Reply:
             negated = reading.not_a_claim(start)
         if not negated and not check and reading.asks():
             negated = True  # "what's num_workers set to?" names and fixes nothing
-        alternative, hedged, tentative, conditional, soft = reading.flags()
+        alternative, conditional, tentative = reading.flags(naming)
         return Match(
             phrase,
             clause,
             not negated,
-            (hedged or tentative) if naming else soft,
+            tentative,
             tuple([tokens[k].word for k in words]),
             alternative,
             conditional,

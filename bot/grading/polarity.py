@@ -267,9 +267,6 @@ _CONTEXT_KEYWORD = re.compile(
     r"|torchdistributeddebug|busbw)\b"
 )
 
-Flags = tuple[bool, bool, bool, bool, bool]  # (offers alternatives, hedged, tentative, conditional, soft remedy)
-# hedged: a diagnosis here is hedged (alternatives included); soft: a check or fix here is offered without conviction
-
 
 _DENIED_WORDS = ("not", "no", "none", "out", "luck", "apply")  # one of these is in every DENIED_BY_NEXT match
 _HEDGED_WORDS = ("not", "wrong", "quote", "verified", "guess", "first")  # … and in every HEDGED_BY_NEXT match
@@ -281,11 +278,14 @@ class ClauseReading:
     __slots__ = (
         "_after",
         "_after_text",
+        "_alternative",
         "_asks",
         "_before",
+        "_conditional",
         "_context",
         "_denied",
-        "_flags",
+        "_diagnosis_tentative",
+        "_hedged",
         "_hedged_by_next",
         "_held_by_next",
         "_inside",
@@ -295,6 +295,7 @@ class ClauseReading:
         "_naming_keywords",
         "_question_run",
         "_question_run",
+        "_soft_remedy",
         "_story",
         "text",
         "undecided",
@@ -338,7 +339,11 @@ class ClauseReading:
         self._after: dict[int, bool] = {}
         self._inside: dict[tuple[int, int], bool] = {}
         self._context: dict[int, bool] = {}
-        self._flags: Flags | None = None
+        self._alternative: bool | None = None
+        self._conditional: bool | None = None
+        self._hedged: bool | None = None
+        self._diagnosis_tentative: bool | None = None
+        self._soft_remedy: bool | None = None
 
     def negated(self, start: int, end: int, negative_rule: bool) -> bool:
         """The words at text[start:end] are denied, exonerated or rejected ("not X", "X is fine", "rule out X")."""
@@ -371,10 +376,13 @@ class ClauseReading:
             return True
         return self._naming_keywords[1]  # "sure, it's totally the network /s" claims the opposite
 
-    def flags(self) -> Flags:
-        if self._flags is None:
+    def flags(self, naming: bool) -> tuple[bool, bool, bool]:
+        """(offers alternatives, conditional, tentative): for a diagnosis named here, tentative is hedged (alternatives
+        included) or tentative; for a check or a fix, offered without conviction. Each pattern runs once, and only
+        when its answer is needed (a clause with only checks and fixes never reads the diagnosis marks)."""
+        if self._alternative is None:
             text = self.text
-            alternative = (
+            self._alternative = (
                 self.undecided
                 or self._lead_lists_candidates
                 or self._question_run
@@ -383,21 +391,41 @@ class ClauseReading:
                     and (_ALTERNATIVE.search(text) or ("," in text and "or" in text and _LISTED_OPTIONS.search(text)))
                 )
             )
-            # "why is rank 4 slow?" presumes it is
-            rhetorical = text.endswith("?") and any(w in text for w in _RHETORICAL_WORDS) and RHETORICAL.search(text)
-            asked = text[:-1] if rhetorical else text
-            hedge = bool(HEDGE.search(asked))  # _REMEDY_HEDGE holds a subset of HEDGE's marks
-            self._flags = (
-                alternative,
-                alternative or hedge,
-                self._hedged_by_next or self._held_by_next or self._story or bool(_TENTATIVE.search(text)),
-                any(w in text for w in _CONDITION_WORDS) and bool(_CONDITION.search(text)),
+            self._conditional = any(w in text for w in _CONDITION_WORDS) and bool(_CONDITION.search(text))
+        return self._alternative, bool(self._conditional), self._tentative() if naming else self._soft()
+
+    def _asked(self) -> str:
+        """The clause as a hedge reads it: "why is rank 4 slow?" presumes it is, so its question mark hedges nothing."""
+        text = self.text
+        rhetorical = text.endswith("?") and any(w in text for w in _RHETORICAL_WORDS) and RHETORICAL.search(text)
+        return text[:-1] if rhetorical else text
+
+    def _hedge(self) -> bool:
+        if self._hedged is None:
+            self._hedged = bool(HEDGE.search(self._asked()))  # _REMEDY_HEDGE holds a subset of HEDGE's marks
+        return self._hedged
+
+    def _tentative(self) -> bool:
+        if self._diagnosis_tentative is None:
+            self._diagnosis_tentative = (
+                bool(self._alternative)
+                or self._hedge()
+                or self._hedged_by_next
+                or self._held_by_next
+                or self._story
+                or bool(_TENTATIVE.search(self.text))
+            )
+        return self._diagnosis_tentative
+
+    def _soft(self) -> bool:
+        if self._soft_remedy is None:
+            self._soft_remedy = (
                 self._story
                 or self._hedged_by_next
-                or bool(_SOFT_REMEDY.search(text))
-                or (hedge and bool(_REMEDY_HEDGE.search(asked))),
+                or bool(_SOFT_REMEDY.search(self.text))
+                or (self._hedge() and bool(_REMEDY_HEDGE.search(self._asked())))
             )
-        return self._flags
+        return self._soft_remedy
 
     # the patterns look at most a few words back or ahead: a bounded slice keeps long clauses cheap
     def _negation_before(self, start: int) -> bool:
