@@ -11,15 +11,15 @@ import threading
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
 
-from .literals import required_any
+from .literals import Gated, required_any
 from .vocabulary import vocabulary
 
-_STRAY_POSSESSIVE = re.compile(r"(?<=\s)'s\b")  # "each rank's" → "multirank 's" → "multirank"
+_STRAY_POSSESSIVE = Gated(re.compile(r"(?<=\s)'s\b"))  # "each rank's" → "multirank 's" → "multirank"
 _LOCK = threading.Lock()
 Fold = tuple[re.Pattern[str], str, str | None, tuple[str, ...] | None]  # pattern, replacement, trigger, any-of
 _FOLDS: list[tuple[Fold, ...]] = []
 # "rank3", "gpu#5", "node-7" → "rank 3": the number is its own token.
-_NUMBERED = re.compile(r"\b(rank|gpu|node|worker|stage|host|box|device|card)[#_-]?(\d+)\b")
+_NUMBERED = Gated(re.compile(r"\b(rank|gpu|node|worker|stage|host|box|device|card)[#_-]?(\d+)\b"))
 # Dictation spells an acronym out letter by letter: "n c u", "h b m", "s m throughput" are ncu, hbm, sm. Runs of two
 # or more single letters join ("a" and "i" are words, so they neither start nor join a run).
 _SPELLED = re.compile(r"\b[b-hj-z](?: [b-hj-z]\b)+")

@@ -94,9 +94,15 @@ class Gated:
         self.literals = None if pattern.flags & (re.IGNORECASE | re.VERBOSE) else required_any(pattern.pattern)
 
     def search(self, text: str) -> re.Match[str] | None:
+        return self.pattern.search(text) if self.may_match(text) else None
+
+    def sub(self, repl: str, text: str) -> str:
+        return self.pattern.sub(repl, text) if self.may_match(text) else text
+
+    def may_match(self, text: str) -> bool:
         if self.literals is None:
-            return self.pattern.search(text)
-        for lit in self.literals:
+            return True
+        for lit in self.literals:  # noqa: SIM110 (a plain loop: any() builds a generator, and this runs per clause)
             if lit in text:
-                return self.pattern.search(text)
-        return None
+                return True
+        return False

@@ -237,7 +237,7 @@ VERDICT_HELD = re.compile(
 # Words VERDICT_HELD cannot match without: a reply with none skips it.
 HELD_WORDS = ("before", "without", "until", "not sure", "not certain", "not convinced")
 # A sarcasm tag: the clause it closes says the opposite of what it claims.
-_SARCASM = re.compile(r"(?:^|\s)/s\b")
+_SARCASM = Gated(re.compile(r"(?:^|\s)/s\b"))
 # The reply says outright that it does not commit.
 _UNDECIDED_PATTERN = re.compile(
     r"\b(?:(?:not|won'?t|can'?t|don'?t want to) (?:commit|decide|choose|pick)|which is it|"
