@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.grading.literals import required_any
+from bot.grading.literals import Gated, required_any
 from bot.grading.vocabulary import vocabulary
 
 DATA = Path(__file__).parent / "data"
@@ -59,3 +59,14 @@ def test_the_vocabulary_spellings_never_match_without_their_literals() -> None:
                     checked += 1
                     assert any(lit in text for lit in found), (p, text)
     assert checked > 0
+
+
+def test_a_gated_pattern_answers_as_the_pattern_does() -> None:
+    texts = [*_texts(), "rank3 is slow", "sure, it's the network /s", "each rank 's step", "no literal here"]
+    for pattern in [r"\b(rank|gpu)[#_-]?(\d+)\b", r"(?:^|\s)/s\b", r"(?<=\s)'s\b", r"\bmaybe\b|\?\s*$"]:
+        compiled = re.compile(pattern)
+        gated = Gated(compiled)
+        assert gated.literals is not None
+        for text in texts:
+            assert bool(gated.search(text)) == bool(compiled.search(text))
+            assert gated.sub("X", text) == compiled.sub("X", text)
