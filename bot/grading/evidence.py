@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from .matcher import Match, Reply
-from .polarity import RHETORICAL
+from .polarity import RHETORICAL, SELF_CORRECTION
 from .rulebook import CompiledRubric
 
 _COMMIT = re.compile(
@@ -24,6 +24,23 @@ _OPENING_GUESS = re.compile(
     r"^\W*(?:maybe|perhaps|possibly|probably|prob|might be|could be|i think|i suspect|i guess|my guess|not sure|"
     r"looks like maybe|i'?d guess)\b|\?\s*$"
 )
+
+
+# An opening question that asks for a figure ("what's DRAM throughput in ncu?") guesses nothing; nor do questions the
+# reply answers itself ("idle at step start? stuck in next()? yes and yes").
+_ASKS_FOR = re.compile(r"^\W*(?:(?:so|ok|okay|hmm+|and)\W+)?(?:what|what'?s|which|how|where|when|who)\b")
+_ANSWERED = re.compile(r"^\W*(?:yes|yep|yeah|yup|it does|they do|correct|exactly|both|and it is)\b")
+
+
+def _asked_not_guessed(reply: Reply, opening: int) -> bool:
+    """The opening question asks for a figure or is answered by the reply, which hedges nowhere."""
+    clauses = reply.clauses
+    if reply.hedged:
+        return False
+    if _ASKS_FOR.search(clauses[opening].text):
+        return True
+    after = (c.text for c in clauses[opening + 1 : opening + 4])
+    return clauses[opening].text.endswith("?") and any(_ANSWERED.search(t) for t in after)
 
 
 @dataclass(slots=True)
@@ -75,9 +92,11 @@ class Claims:
 def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
     commits: dict[int, bool] = {}  # per clause: it commits ("it's …", "my money is on …"), read once
     evidence = _evidence(reply, rubrics, commits) or _implied(reply, rubrics)
+    restart, kept = _corrected(reply, rubrics)
+    evidence = _retract(evidence, kept)
     several = len(evidence) >= 2  # with several diagnoses in play, "if it's X" offers X as one branch
     if several:  # the ones named only inside a check or a fix step back
-        evidence = _evidence(reply, rubrics, commits, skip_tools=True, several=True) or evidence
+        evidence = _retract(_evidence(reply, rubrics, commits, skip_tools=True, several=True), kept) or evidence
     strong = frozenset(s for s, e in evidence.items() if e.strength >= 1.0)
     weak = frozenset(s for s, e in evidence.items() if e.strength < 1.0)
     # a name offered only as a possibility ("sometimes the allocator does this") does not outrank a symptom the reply
@@ -89,8 +108,8 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
         committed = strong
     else:
         committed = strong | firm_weak
-    opening = reply.clauses[0].text
-    if _OPENING_GUESS.search(opening) and not RHETORICAL.search(opening):
+    opening = reply.clauses[restart].text
+    if _OPENING_GUESS.search(opening) and not RHETORICAL.search(opening) and not _asked_not_guessed(reply, restart):
         # "maybe the dataloader? the gpu idles at step start…": the opening guess sets the tone of what follows
         for e in evidence.values():
             if not e.asserted_in:
@@ -111,6 +130,48 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
     outright = [s for s in committed if evidence[s].outright]
     verdict = outright[0] if len(outright) == 1 and len(committed) > 1 else None
     return Claims(evidence, several, strong | weak, committed, named, named if firm else None, undecided, verdict)
+
+
+def _corrected(reply: Reply, rubrics: dict[str, CompiledRubric]) -> tuple[int, frozenset[str] | None]:
+    """Where the reply takes back what it said ("… no wait, …", "scratch that", "edit:"), and the signatures that
+    stand: those named before the mark and not named again after it are withdrawn. (0, None) when nothing is."""
+    marks = list(SELF_CORRECTION.finditer(reply.text))
+    mark = marks[-1] if marks else None
+    if mark is None or mark.start() == 0:
+        return 0, None
+    restart = _clause_at(reply, mark.end())
+    if restart == 0:
+        return 0, None
+    later = frozenset(  # named outright after the mark (a shared symptom there does not keep a name alive)
+        sig
+        for sig, comp in rubrics.items()
+        if any(m.positive and m.phrase.weight >= 1.0 and m.at[0] >= restart for m in reply.find(comp.signature))
+    )
+    earlier = frozenset(
+        sig
+        for sig, comp in rubrics.items()
+        if any(m.positive and m.at[0] < restart for m in reply.find(comp.signature))
+    )
+    if not later or earlier <= later:
+        return 0, None  # nothing named after the mark, or nothing withdrawn ("edit: added the per-rank times")
+    return restart, frozenset(rubrics) - (earlier - later)
+
+
+def _clause_at(reply: Reply, offset: int) -> int:
+    """The first clause that ends after this offset of the reply's text (0 if the clauses cannot be located)."""
+    at = 0
+    for k, clause in enumerate(reply.clauses):
+        found = reply.text.find(clause.quote.lower(), at)
+        if found < 0:
+            return 0
+        at = found + len(clause.quote)
+        if at > offset:
+            return k
+    return 0
+
+
+def _retract(evidence: dict[str, Evidence], kept: frozenset[str] | None) -> dict[str, Evidence]:
+    return evidence if kept is None else {s: e for s, e in evidence.items() if s in kept}
 
 
 def named_only_in_remedies(reply: Reply, rubrics: dict[str, CompiledRubric], claims: Claims) -> bool:

@@ -234,6 +234,16 @@ VERDICT_HELD = re.compile(
 HELD_WORDS = ("before", "without", "until", "not sure", "not certain", "not convinced")
 # A sarcasm tag: the clause it closes says the opposite of what it claims.
 _SARCASM = re.compile(r"(?:^|\s)/s\b")
+# The reply takes back what it said so far: "memory bound? … no wait, …", "ok actually I pulled the other ranks",
+# "scratch that", "edit:", "Sync stall? No: the API is cudaMalloc". What it names after the mark is its answer.
+SELF_CORRECTION = re.compile(
+    r"(?:^|[.!?;\n]\s*|,\s*|\s[-–—]+\s*)(?:(?:hmm+|um+|uh+|oh|oops|so|and|nah|no|ok|okay)\W+)?"
+    r"(?:(?:no,? wait|wait,? no|wait,? actually|scratch that|strike that|forget (?:that|what i said)"
+    r"|ignore (?:that|the above|what i said)|on second thoughts?|actually,? no|nvm|never ?mind"
+    r"|i take (?:that|it) back|(?:ok|okay),? actually)\b|(?:edit|update|correction)\s*\d?\s*:)"
+    r"|\?\s*(?:no|nope|nah)\b(?!\s+(?:gaps?|idle|sign|idea|clue|one|rank|way)\b)"
+)
+
 # The reply says outright that it does not commit.
 UNDECIDED = re.compile(
     r"\b(?:(?:not|won'?t|can'?t|don'?t want to) (?:commit|decide|choose|pick)|which is it|"

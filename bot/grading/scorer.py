@@ -114,6 +114,9 @@ def _level(signature: str, hint: str, claims: Claims, hedged: bool) -> PartResul
     others = ", ".join(sorted(others_named))
     if hedged:
         return PartResult(0.0, quote, hint, f"hedged between this and {others} without committing")
+    if not evidence[signature].decided:
+        # "malloc? sync? nccl?": offered only as one candidate among others, it was never put forward
+        return PartResult(0.0, quote, hint, "offered as one of several possibilities; commit to one")
     if all(evidence[signature].first_at < evidence[s].first_at for s in others_named):
         # Level support and no hedge: the reply leads with its diagnosis; later mentions are side remarks.
         return PartResult(1.0, quote, hint, f"also mentions {others}")
