@@ -23,6 +23,9 @@ _NEGATION_BEFORE = re.compile(
     r"|\b(?:looked|checked|asked myself) (?:at |into )?(?:whether|if)\b"  # "I looked at whether it's X, but …"
     r"|\b(?:someone|somebody|people|others)(?: \w+)? (?:said|says|suggested|claimed|thought|blamed)\b)"
     r"(?:[^\w.;,→]+(?!or\b|and\b|nor\b)[\w'-]+){0,4}[^\w.;,→]*$"  # ≤ 4 words between negation and match, no "or"
+    # "this isn't launch-bound or a host sync": one denial over both
+    r"|(?:\b(?:isn'?t|is not|aren'?t|are not|wasn'?t|was not|neither)|\b(?:it'?s|that'?s|this is|it is) not)\s+(?:a |an |the )?[\w-]+(?:\s[\w-]+)?\s+(?:or|nor)\s+"
+    r"(?:a |an |the )?$"
 )
 _EXONERATED_AFTER = re.compile(
     r"^[^.;]{0,25}?(?:\b(?:is|are|was|looks?|seems?|appears?)\s+(?:fine|ok|okay|good|normal|innocent|irrelevant|"
@@ -121,6 +124,9 @@ _ALTERNATIVE = re.compile(
     r"|\banother (?:possibility|candidate|suspect|option|explanation|culprit)\b"
     r"|\b(?:picture|shape|pattern|symptom|trace|this) (?:also |equally )?(?:fits|matches)\b[^.;]{0,80}\b(?:and|or)\b"
     r"|\bcan (?:also )?be\b[^.;]{0,80}\bor\b"
+    # "a busy timeline can hide X, Y or Z": causes a symptom may have in general, offered as a family
+    r"|\b(?:can|could|might|may|often|usually) (?:also )?(?:hide|mask|mean|come from|be caused by|be down to)\b"
+    r"[^.;]{0,100}\bor\b"
     r"|\bor\b[^.;]*\bor\b"  # X or Y or Z
 )
 # "X, Y or Z": a pattern of its own (it starts at any letter: inside the alternation above it made it 5× slower),
