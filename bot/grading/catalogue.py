@@ -276,8 +276,12 @@ def _distinct_topics(reply: Reply, rubrics: dict[str, CompiledRubric], signature
         s: {(m.at[0], m.span) for m in (*reply.find(rubrics[s].measurement), *reply.find(rubrics[s].fix)) if m.positive}
         for s in signatures
     }
+
+    def shared(k: tuple[int, frozenset[int]], o: str) -> bool:  # another's check or fix on some of the same words
+        return any(at == k[0] and words & k[1] for at, words in spans[o])
+
     return frozenset(
-        s for s in signatures if any(all(k not in spans[o] for o in signatures if o != s) for k in spans[s])
+        s for s in signatures if any(all(not shared(k, o) for o in signatures if o != s) for k in spans[s])
     )
 
 

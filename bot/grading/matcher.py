@@ -7,7 +7,17 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, cast
 
 from .phrases import Phrase
-from .polarity import ANECDOTE, HEDGE, HELD_WORDS, QUESTION_BACK, SAME_HERE, UNDECIDED, VERDICT_HELD, ClauseReading
+from .polarity import (
+    ANECDOTE,
+    HEDGE,
+    HELD_WORDS,
+    QUESTION_BACK,
+    SAME_HERE,
+    UNDECIDED,
+    VERDICT_HELD,
+    ClauseReading,
+    opens_condition,
+)
 from .rulebook import Engine, RulePart, correct, engine
 from .text import Clause, Token, clauses, clean
 
@@ -134,8 +144,28 @@ class Reply:
                 self._list_lead(number),
                 number < self.held,
                 lead is not None and lead.text.endswith("?") and bool(QUESTION_BACK.search(lead.text)),
+                self._consequent(number),
             )
         return reading
+
+    def _consequent(self, number: int) -> bool:
+        """The clause follows, in the same sentence, a condition that opened it ("if the bar is cudaMalloc, it's
+        the allocator → expandable_segments")."""
+        for k in range(number - 1, -1, -1):
+            lead = self.clauses[k]
+            if lead.stop and not self._arrow_after(lead):
+                return False
+            if opens_condition(lead):
+                return True
+        return False
+
+    def _arrow_after(self, clause: Clause) -> bool:
+        """An arrow ends this clause ("it's the overlap → restore bucketing"): the chain goes on with its sentence."""
+        if "→" not in self.text and "->" not in self.text:
+            return False
+        at = self.text.find(clause.quote.lower())
+        tail = self.text[at + len(clause.quote) : at + len(clause.quote) + 4] if at >= 0 else ""
+        return "→" in tail or "->" in tail
 
     def _list_lead(self, number: int) -> Clause | None:
         """The clause whose colon opened the list this clause is in, within the same sentence ("Two options: it's

@@ -24,7 +24,8 @@ _NEGATION_BEFORE = re.compile(
     r"|\b(?:someone|somebody|people|others)(?: \w+)? (?:said|says|suggested|claimed|thought|blamed)\b)"
     r"(?:[^\w.;,→]+(?!or\b|and\b|nor\b)[\w'-]+){0,4}[^\w.;,→]*$"  # ≤ 4 words between negation and match, no "or"
     # "this isn't launch-bound or a host sync": one denial over both
-    r"|(?:\b(?:isn'?t|is not|aren'?t|are not|wasn'?t|was not|neither)|\b(?:it'?s|that'?s|this is|it is) not)\s+(?:a |an |the )?[\w-]+(?:\s[\w-]+)?\s+(?:or|nor)\s+"
+    r"|(?:\b(?:isn'?t|is not|aren'?t|are not|wasn'?t|was not|neither)|\b(?:it'?s|that'?s|this is|it is) not)"
+    r"\s+(?:a |an |the )?[\w-]+(?:\s[\w-]+)?\s+(?:or|nor)\s+"
     r"(?:a |an |the )?$"
 )
 _EXONERATED_AFTER = re.compile(
@@ -145,6 +146,24 @@ _CONDITION = re.compile(
     r"^\W*(?:if|when|unless|whether|assuming|in case)\b(?! (?:you|we) (?!see\b|find\b|get\b))"
     r"|\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b"
 )
+# A condition that opens a sentence makes what follows in it a branch too: "If the API bar is cudaMalloc, it's the
+# allocator" ("if I had to pick, it's X" and "if you look closely, …" commit).
+_CONDITION_LEAD = re.compile(
+    r"^\W*(?:unless (?!i\b|i'?m\b|i am\b)"
+    r"|(?:if|assuming)\b(?! (?:i|you|we) (?:had|have|must|were|look|zoom|ask|squint)\b"
+    r"|(?: \w+)? (?:forced|pushed|anything|pressed)\b))"
+)
+
+
+def opens_condition(clause: Clause) -> bool:
+    """The clause opens a sentence's condition: what follows in that sentence is its consequent."""
+    return (
+        not clause.stop
+        and any(w in clause.text for w in ("if", "unless", "assuming"))
+        and bool(_CONDITION_LEAD.search(clause.text))
+    )
+
+
 # A clause that introduces a list of checks ("Before touching anything I'd check:", "To confirm:").
 _LEADS_INTO_CHECKS = re.compile(
     r"\b(?:check|measure|verify|confirm|look at|inspect|test|checks|measurements?|battery|checklist)\W*$"
@@ -294,6 +313,7 @@ class ClauseReading:
         "_after_text",
         "_asks",
         "_before",
+        "_consequent",
         "_context",
         "_denied",
         "_flags",
@@ -321,6 +341,7 @@ class ClauseReading:
         list_lead: Clause | None = None,
         held: bool = False,
         asked_before: bool = False,
+        consequent: bool = False,
     ) -> None:
         self.text = clause.text
         self._story = told and bool(ANECDOTE.search(clause.text))  # a past job, not this trace
@@ -339,6 +360,7 @@ class ClauseReading:
         self._held_by_next = held  # a later clause holds the verdict back ("… before calling it clean")
         self.undecided = undecided  # the whole reply refuses to commit
         self._lead_lists_checks = lead is not None and lead.colon and bool(_LEADS_INTO_CHECKS.search(lead.text))
+        self._consequent = consequent  # "if it's cudaMalloc, | it's the allocator → | expandable_segments"
         self._lead_lists_candidates = list_lead is not None and bool(_LEADS_INTO_CANDIDATES.search(list_lead.text))
         text = self.text
         # (negation, exoneration): whether the clause holds a word the pattern needs; the fix/check context and the
@@ -402,7 +424,7 @@ class ClauseReading:
                 alternative,
                 alternative or hedge,
                 self._hedged_by_next or self._held_by_next or self._story or bool(_TENTATIVE.search(text)),
-                any(w in text for w in _CONDITION_WORDS) and bool(_CONDITION.search(text)),
+                self._consequent or (any(w in text for w in _CONDITION_WORDS) and bool(_CONDITION.search(text))),
                 self._story
                 or self._hedged_by_next
                 or bool(_SOFT_REMEDY.search(text))

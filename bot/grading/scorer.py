@@ -67,8 +67,11 @@ def _scored(
 ) -> Grade:
     rubric = target.rubric
     sig_part = _signature_part(signature, rubric, claims, reply.hedged)
-    meas_part = _plain_part(reply.find(target.measurement), rubric.measurement.hint, claims.several)
-    fix_part = _fix_part(reply.find(target.fix), reply.find(target.wrong_fix), rubric.fix.hint, claims.several)
+    # "either X or something else; if it's X, check A": a diagnosis offered as one possibility makes its checks and
+    # fixes branches, whether or not the other possibility is one of the ten
+    several = claims.several or claims.undecided > 0
+    meas_part = _plain_part(reply.find(target.measurement), rubric.measurement.hint, several)
+    fix_part = _fix_part(reply.find(target.fix), reply.find(target.wrong_fix), rubric.fix.hint, several)
     earned = (
         PART_WEIGHTS["signature"] * sig_part.credit
         + PART_WEIGHTS["measurement"] * meas_part.credit
