@@ -115,14 +115,18 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
             if not e.asserted_in:
                 e.confident = False
     verdicts = frozenset(s for s in committed if evidence[s].decided and evidence[s].asserted_in)
+    decided = frozenset(s for s in committed if evidence[s].decided)
     if len(verdicts) == 1 and all(not evidence[s].decided for s in committed - verdicts):
         # names only offered as candidates step back for the one the reply goes on to give as its verdict
         committed = verdicts
+    elif len(decided) == 1 and len(committed) > 1 and _settles_on(evidence[next(iter(decided))], evidence, committed):
+        # "two options: cudaMalloc or a synchronize … it's cudaStreamSynchronize": the one it settles on
+        committed = decided
     if "healthy" in committed and (_clean_timeline_first(evidence, committed) or _healthy_in_part(evidence, committed)):
         # "the timeline is clean, so I look at the top kernel: it's memory-bound": a clean timeline is the first
         # step of reading order, not a verdict beside the problem the reply goes on to find
         committed = committed - {"healthy"}
-    named = _choose(committed, evidence)
+    named = _choose(committed, evidence) or _unrejected(committed, reply, rubrics)
     firm = named is not None and evidence[named].decided and evidence[named].confident
     undecided = sum(1 for e in evidence.values() if not e.decided)
     # "with_stack shows loss.item() … allocator stall": of several diagnoses in play, the one called by its own name as
@@ -298,6 +302,21 @@ def _asserts(commits: dict[int, bool], m: Match) -> bool:
     return asserted
 
 
+def _settles_on(chosen: Evidence, evidence: dict[str, Evidence], committed: frozenset[str]) -> bool:
+    """The one decided diagnosis is stated without a hedge after every candidate was last offered."""
+    last = max(chosen.clauses)
+    return chosen.confident and all(max(evidence[s].clauses) < last for s in committed if evidence[s] is not chosen)
+
+
+def _unrejected(committed: frozenset[str], reply: Reply, rubrics: dict[str, CompiledRubric]) -> str | None:
+    """Of two diagnoses with level support, the one the reply never denies by name, when it denies the other ("my
+    first instinct was straggler … but they all look the same … it isn't overlapped")."""
+    if len(committed) != 2:
+        return None
+    kept = [s for s in committed if all(m.positive or not m.phrase.name for m in reply.find(rubrics[s].signature))]
+    return kept[0] if len(kept) == 1 else None
+
+
 def _choose(committed: frozenset[str], evidence: dict[str, Evidence]) -> str | None:
     """The one signature the reply commits to, if it does: the only one named, or the one with clearly the most
     support (clauses that name it, counting double where the clause commits: "it's …", "my bet …")."""
@@ -305,6 +324,8 @@ def _choose(committed: frozenset[str], evidence: dict[str, Evidence]) -> str | N
         return next(iter(committed))
     if not committed:
         return None
+    if all(evidence[s].first_offered and not evidence[s].asserted_in for s in committed):
+        return None  # "one reading is X — … the other reading is Y": both offered, neither called, whatever the length
     support = {s: len(evidence[s].clauses) + 2 * len(evidence[s].asserted_in) for s in committed}
     ranked = sorted(committed, key=lambda s: support[s], reverse=True)
     top, second = support[ranked[0]], support[ranked[1]]

@@ -17,7 +17,9 @@ _NEGATION_BEFORE = re.compile(
     r"|\brul(?:e|ed|ing) out\b"
     r"|\bunlikely\b|\bdoubt\b|\bneither\b|\bagainst\b|\bnot a\b|\bisn'?t\b|\bexclud\w*|\breject\w*|\bdismiss\w*"
     r"|\bfirst (?:i )?(?:thought|guess\w*)|\bmy first (?:guess|reflex|instinct|thought|read|hunch|impression)\b"
-    r"|\bat first\b"
+    r"|\bat first\b|\bfirst (?:i )?(?:was )?think\w*|\bi was thinking\b"
+    r"|\b(?:was|were) (?:about|going) to (?:say|call|blame|go with)\b"
+    r"|\balmost (?:said|called|blamed|went with)\b|\bwould(?:'ve| have) (?:said|guessed|called|blamed)\b"
     r"|\b(?:made|had|got) me (?:think\w*|suspect\w*|wonder\w*)|\btempting\b|\bwrong\b|\bthe alternative\b"
     r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b"
     r"|\b(?:looked|checked|asked myself) (?:at |into )?(?:whether|if)\b"  # "I looked at whether it's X, but …"
@@ -69,7 +71,7 @@ HEDGE = re.compile(
     r"|prove|measure|verify|remedy|do about))"
     # "maybe 15%", "perhaps a third of the step": an estimate of a number, not a doubt
     r"|(?:maybe|possibly|perhaps)(?! ?[~≈]? ?\d| (?:a |one )?(?:third|half|quarter|fifth|tenth|twice|double)\b)"
-    r"|might be|could be"
+    r"|(?:might|could) (?:also |just |well |easily )?be"
     r"|hard to (?:say|tell)"
     r"|can'?t tell|i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|some kind of"
     r"|one of(?! (?:the |our |them\b)?(?:ranks?|gpus?|nodes?|workers?|cards?|boxes|hosts?|devices?)\b))\b"
@@ -113,14 +115,17 @@ _ALTERNATIVE = re.compile(
     r"|\b(?:could|might|may) (?:also |just )?be\b.*\b(?:could|might|may) (?:also |just )?be\b"  # could be X, could be Y
     r"|\b(?:can'?t|cannot|hard to|too early to) (?:tell|say|decide|distinguish)\b"
     r"|\bone of (?:the|those|these) (?:two|three|few|several|options|candidates|possibilities)\b"
-    r"|\b(?:not sure|unsure) (?:if|whether|which)\b|\bdepends (?:on )?which\b|\bor\b[^.;]{0,60}\?\s*$|\bwhich is it\b"
+    r"|\b(?:not sure|unsure) (?:if|whether|which)\b|\bdepends (?:on )?which\b|\bdepending on\b[^.;]{0,80}\bor\b"
+    r"|\bor\b[^.;]{0,60}\?\s*$|\bwhich is it\b"
     r"|\bsometimes (?:it'?s|it is|that'?s)\b[^.;]{0,80}\bsometimes\b"  # "sometimes it's X, sometimes Y"
     # a cause offered as what happens in general, one of a family: "in some jobs it's X", "occasionally the host …",
     # "the second suspect is …", "the same picture fits X, Y and Z"
     r"|\b(?:in (?:some|other|many|a few) (?:jobs|cases|runs|setups|traces|workloads)"
     r"|sometimes (?:it'?s|it is|the|a|you)|occasionally|other times)\b"
     r"|\bthe (?:first|second|third|fourth|fifth|next|last|other) (?:family|suspect|candidate|possibility|option|story"
-    r"|hypothesis|culprit|kind|class|usual suspect)\b"
+    r"|hypothesis|culprit|kind|class|usual suspect|reading|explanation|theory|interpretation)\b"
+    r"|^\W*(?:one|a first) (?:reading|explanation|theory|interpretation|possibility|option|hypothesis)"
+    r" (?:is|would be)\b"
     r"|\b(?:and|then) the (?:second|third|fourth|fifth|last) (?:is|one)\b"
     r"|\banother (?:possibility|candidate|suspect|option|explanation|culprit)\b"
     r"|\b(?:picture|shape|pattern|symptom|trace|this) (?:also |equally )?(?:fits|matches)\b[^.;]{0,80}\b(?:and|or)\b"
@@ -136,7 +141,7 @@ _LISTED_OPTIONS = re.compile(r"\w(?:,\s*[\w./()-]+(?:\s+[\w./()-]+){0,2}){1,},?\
 # Words _ALTERNATIVE cannot match without (a quick test first: most clauses hold none of them).
 _ALTERNATIVE_HINT = re.compile(
     r"\b(?:either|could|might|may|or|weigh\w*|can'?t|cannot|hard|too early|one|not sure|unsure|depends|which"
-    r"|sometimes|some|other|occasionally|first|second|third|fourth|fifth|next|last|another|fits|matches|can)\b"
+    r"|sometimes|some|other|occasionally|depending|first|second|third|fourth|fifth|next|last|another|fits|matches|can)\b"
 )
 _CONDITION_WORDS = ("if", "when", "unless", "whether", "assuming", "in case")
 # A condition: "if it's X, do A". With several diagnoses in play it offers X as one branch; with one, it is how the
@@ -280,7 +285,7 @@ UNDECIDED = re.compile(
 # Words one of the polarity patterns above needs (a superset): a clause without any skips those patterns.
 _NEGATION_KEYWORD = re.compile(
     r"\b(?:not|no|zero|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
-    r"|dismiss\w*|first|made|had|got|tempting|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
+    r"|dismiss\w*|first|about|going|almost|would|wouldve|thinking|made|had|got|tempting|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
     r"|looked|checked|asked"
     r"|claimed|blamed)\b|n't\b"
 )
