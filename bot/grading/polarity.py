@@ -57,7 +57,7 @@ _FIX_CONTEXT_BEFORE = re.compile(
 # A diagnosis named as the object of a measurement ("count the cudaStreamSynchronize calls") is not a claim.
 _MEASURE_CONTEXT_BEFORE = re.compile(
     r"\b(?:count|counting|grep|look for|looking for|search for|check for|find|above each|measure|plot|correlate|compare"
-    r"|how many|number of|(?:check|see|test|verify|confirm|tell)(?:ing)? (?:whether|if))\b[^.;]{0,20}$"
+    r"|how many|number of|(?:check|see|test|verify|confirm|tell)(?:ing)? (?:whether|if))\b[^.;]{0,20}$|\bhow\s+$"
     # "cuda_api_sum for launches, memory_stats for the allocator": a tool and what it would catch
     r"|\b(?:memorystats|memorysnapshot|ncu|nsys|mfu|hta|dcgm|nvidiasmi|syncdebugmode|withstack|cudaapisum"
     r"|cudagpukernsum|kernelsum|allocretries|torchdistributeddebug|busbw)"
@@ -210,6 +210,14 @@ QUESTION_BACK = re.compile(
     r"|^\W*(?:is|are|was|were) [^?]{0,60}\b(?:on|off|enabled|disabled|set|default|installed|available|supported)\b"
     r"[^?]*\?\s*$"
 )
+_SUGGESTS = re.compile(r"^\W*(?:should|shall) (?:we|i)\b")
+
+
+def _asking(text: str) -> bool:
+    """A question that asks for something or proposes a step, not one more candidate."""
+    return bool(QUESTION_BACK.search(text) or _SUGGESTS.search(text))
+
+
 # A question that asks nothing: "why is rank 4 slow?" presumes it; "see those cudaMalloc bars?" points at them.
 RHETORICAL = re.compile(
     r"^\W*(?:so |and |but )?(?:why\b|(?:see|notice|spot|you see) (?:those|these|that|the|how)\b)[^?]*\?\s*$"
@@ -358,8 +366,10 @@ class ClauseReading:
         # a question back, or a question that carries one on ("what's the DDP config? bucket size, how many gpus?")
         self._asks = clause.text.endswith("?") and (asked_before or bool(QUESTION_BACK.search(clause.text)))
         # "prefill HOL blocking? KV preemption? launch-bound decode?": a run of questions offers alternatives
+        # ("maybe HOL blocking? can you pull the request log?" offers one candidate and asks for something)
         self._question_run = clause.text.endswith("?") and (
-            (lead is not None and lead.text.endswith("?")) or after.endswith("?")
+            (lead is not None and lead.text.endswith("?") and not _asking(lead.text))
+            or (after.endswith("?") and not _asking(after))
         )
         self._hedged_by_next = any(w in head for w in _HEDGED_WORDS) and bool(HEDGED_BY_NEXT.search(after))
         self._held_by_next = held  # a later clause holds the verdict back ("… before calling it clean")
