@@ -56,6 +56,7 @@ class Evidence:
     first_at: int  # the first clause that names it
     first_offered: bool = False  # first named only in a list of candidates
     outright: bool = False  # called by one of its own names, as a verdict ("it's a sync stall", "allocator stall, …")
+    by_name: bool = False  # called by one of its own names, not offered as a candidate (hedged or not)
 
     def add(self, m: Match, asserted: bool, offered: bool) -> None:
         """Another positive match of the same strength."""
@@ -127,12 +128,27 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
         # step of reading order, not a verdict beside the problem the reply goes on to find
         committed = committed - {"healthy"}
     named = _choose(committed, evidence) or _unrejected(committed, reply, rubrics)
+    if named is not None and not evidence[named].confident and any(not evidence[s].decided for s in committed):
+        named = None  # "maybe launch overhead? … or perhaps the allocator": a hedge between two, not a choice
     firm = named is not None and evidence[named].decided and evidence[named].confident
     undecided = sum(1 for e in evidence.values() if not e.decided)
     # "with_stack shows loss.item() … allocator stall": of several diagnoses in play, the one called by its own name as
     # a verdict is the one the reply gives (used for the signature's credit, not to excuse a catalogue)
     outright = [s for s in committed if evidence[s].outright]
     verdict = outright[0] if len(outright) == 1 and len(committed) > 1 else None
+    by_name = [s for s in committed if evidence[s].by_name]
+    others = [s for s in committed if s not in by_name]
+    if (
+        verdict is None
+        and len(by_name) == 1
+        and len(committed) == 2  # the reply's name against a described twin
+        and all(
+            evidence[s].decided and not evidence[s].asserted_in and rubrics[s].rubric.signature.names for s in others
+        )
+    ):
+        # "sync stall, there's a gap between every kernel": the one diagnosis called by its name is the answer; the
+        # others are only described (hedged or not, the name is what the reply offers)
+        verdict = by_name[0]
     return Claims(evidence, several, strong | weak, committed, named, named if firm else None, undecided, verdict)
 
 
@@ -282,6 +298,8 @@ def _evidence(
                 e.asserted_in.add(at)  # "… it's the input pipeline": a plain word, but a verdict
             if m.phrase.name and not m.hedged and not offered and (asserted or _label(m)):
                 out[sig].outright = True  # "it's a sync stall", or the name as a label ("allocator stall, set …")
+            if m.phrase.name and not offered:
+                out[sig].by_name = True
     return out
 
 

@@ -129,7 +129,7 @@ _ALTERNATIVE = re.compile(
     r"|\b(?:and|then) the (?:second|third|fourth|fifth|last) (?:is|one)\b"
     r"|\banother (?:possibility|candidate|suspect|option|explanation|culprit)\b"
     r"|\b(?:picture|shape|pattern|symptom|trace|this) (?:also |equally )?(?:fits|matches)\b[^.;]{0,80}\b(?:and|or)\b"
-    r"|\bcan (?:also )?be\b[^.;]{0,80}\bor\b"
+    r"|\bcan (?:also )?be\b[^.;]{0,80}\bor\b|^\W*or (?:maybe|perhaps|possibly|else|it could|could|might)\b"
     # "a busy timeline can hide X, Y or Z": causes a symptom may have in general, offered as a family
     r"|\b(?:can|could|might|may|often|usually) (?:also )?(?:hide|mask|mean|come from|be caused by|be down to)\b"
     r"[^.;]{0,100}\bor\b"
