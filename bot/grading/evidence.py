@@ -127,7 +127,11 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
         # "the timeline is clean, so I look at the top kernel: it's memory-bound": a clean timeline is the first
         # step of reading order, not a verdict beside the problem the reply goes on to find
         committed = committed - {"healthy"}
-    named = _choose(committed, evidence) or _unrejected(committed, reply, rubrics)
+    named = (
+        _choose(committed, evidence)
+        or _unrejected(committed, reply, rubrics)
+        or _most_said(committed, evidence, reply, rubrics)
+    )
     if named is not None and not evidence[named].confident and any(not evidence[s].decided for s in committed):
         named = None  # "maybe launch overhead? … or perhaps the allocator": a hedge between two, not a choice
     firm = named is not None and evidence[named].decided and evidence[named].confident
@@ -324,6 +328,24 @@ def _settles_on(chosen: Evidence, evidence: dict[str, Evidence], committed: froz
     """The one decided diagnosis is stated without a hedge after every candidate was last offered."""
     last = max(chosen.clauses)
     return chosen.confident and all(max(evidence[s].clauses) < last for s in committed if evidence[s] is not chosen)
+
+
+MOST_SAID = 3  # a diagnosis said in this many times more distinct ways than any other is the one the reply gives
+
+
+def _most_said(
+    committed: frozenset[str], evidence: dict[str, Evidence], reply: Reply, rubrics: dict[str, CompiledRubric]
+) -> str | None:
+    """Of diagnoses named in as many clauses, the one the reply describes in far more ways ("cudaStreamSynchronize
+    per step … loss.item() … acc.cpu() … the GPU idles while python relaunches"): the other is a passing word."""
+    if len(committed) != 2 or any(evidence[s].first_offered or not evidence[s].decided for s in committed):
+        return None
+    ways = {
+        s: len({(m.at[0], m.span) for m in reply.find(rubrics[s].signature) if m.positive and not m.alternative})
+        for s in committed
+    }
+    ranked = sorted(committed, key=lambda s: ways[s], reverse=True)
+    return ranked[0] if ways[ranked[0]] >= MOST_SAID * max(1, ways[ranked[1]]) else None
 
 
 def _unrejected(committed: frozenset[str], reply: Reply, rubrics: dict[str, CompiledRubric]) -> str | None:

@@ -177,7 +177,7 @@ _LEADS_INTO_CHECKS = re.compile(
 # is offered as possibilities, for the reply to rule in or out.
 _LEADS_INTO_CANDIDATES = re.compile(
     r"\b(?:suspects|candidates|possibilities|hypotheses|explanations|culprits|the following|could be anything"
-    r"|shortlist|guesses)\W*$"
+    r"|shortlist|guesses|rule in|rule out|(?:things|what) (?:i'?d|to|we should) (?:consider|weigh|suspect))\W*$"
     r"|\b(?:two|three|four|five|several|a few|\d) (?:things|options|causes|stories|readings|possibilities|hypotheses"
     r"|candidates|suspects|explanations)\b[^.;]*$"
     r"|\b(?:weighed|considered|suspected|see|saw|can think of) (?:two|three|four|several|a few) (?:things|options)"
