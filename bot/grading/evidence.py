@@ -10,7 +10,8 @@ from .polarity import RHETORICAL, SELF_CORRECTION
 from .rulebook import CompiledRubric
 
 _COMMIT = re.compile(
-    r"(?:^\W*its\b|\b(?:it's|it is|this is|that'?s|that is|i'?d (?:go|bet|say|call)|"
+    r"(?:^\W*its (?:a|an|the|just|clearly|definitely|def|probably|totally|100%|all|not|classic|textbook)\b"
+    r"|\b(?:it's|it is|this is|that'?s|that is|i'?d (?:go|bet|say|call)|"
     r"my (?:bet|money|call|verdict|answer|diagnosis|read|guess is|leading hypothesis|pick|vote)|verdict|diagnosis|"
     r"conclusion|final answer|most likely|"
     r"root cause|culprit|definitely|clearly|going with|go with|pretty sure|confident|bottom line|tl;?dr|"

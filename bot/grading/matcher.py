@@ -16,6 +16,7 @@ from .polarity import (
     UNDECIDED,
     VERDICT_HELD,
     ClauseReading,
+    bare_hedge,
     opens_condition,
 )
 from .rulebook import Engine, RulePart, correct, engine
@@ -26,6 +27,7 @@ __all__ = ["Match", "Reply", "engine"]  # engine: `tracedrill serve` compiles th
 PARTS_PER_RUBRIC, CHECK_PART = 4, 1  # the rule book numbers each rubric's parts: signature, check, fix, wrong fix
 WINDOW_SLACK = 4  # a k-word phrase may spread over k + 4 words (stop words count), in any order
 _NEGATIONS = frozenset({"not", "no"})
+SHORT_CLAUSE = 2  # "looks as": a scrap the clause splitter leaves between a hedge and what it hedges
 
 
 class Match(NamedTuple):  # a tuple, not a frozen dataclass: a reply makes a dozen, and a tuple is made fastest
@@ -145,8 +147,22 @@ class Reply:
                 number < self.held,
                 lead is not None and lead.text.endswith("?") and bool(QUESTION_BACK.search(lead.text)),
                 self._consequent(number),
+                self._hedged_by_lead(number),
             )
         return reading
+
+    def _hedged_by_lead(self, number: int) -> bool:
+        """A bare hedge leads this clause in its sentence ("I suspect — | though I'm not sure — | that the GEMMs are
+        bandwidth-bound"; "I might be wrong, | but it rather looks | as though …"), past at most one short clause."""
+        for k in (number - 1, number - 2):
+            if k < 0:
+                return False
+            lead = self.clauses[k]
+            if bare_hedge(lead):
+                return True
+            if lead.stop or len(lead.tokens) > SHORT_CLAUSE:
+                return False
+        return False
 
     def _consequent(self, number: int) -> bool:
         """The clause follows, in the same sentence, a condition that opened it ("if the bar is cudaMalloc, it's

@@ -160,6 +160,11 @@ _CONDITION_LEAD = re.compile(
 )
 
 
+def bare_hedge(clause: Clause) -> bool:
+    """The clause is nothing but a hedge on what follows it in the sentence ("I suspect —", "I might be wrong, but")."""
+    return not clause.stop and bool(_HEDGE_LEAD.search(clause.text))
+
+
 def opens_condition(clause: Clause) -> bool:
     """The clause opens a sentence's condition: what follows in that sentence is its consequent."""
     return (
@@ -169,6 +174,13 @@ def opens_condition(clause: Clause) -> bool:
     )
 
 
+# A clause that is nothing but a hedge ("I suspect", "though I'm not sure", "I might be wrong"): it hedges the next.
+_HEDGE_LEAD = re.compile(
+    r"^\W*(?:(?:though|although|but|and|so|well|um|uh)\W+)*(?:i )?(?:suspect|think|guess|believe|reckon"
+    r"|(?:i'?m |i am )?(?:not (?:sure|certain|100 ?%|entirely sure|positive)|unsure)"
+    r"|(?:i )?(?:might|could|may) be wrong|my guess is|(?:i )?can'?t be (?:sure|certain)|hard to say"
+    r"|don'?t quote me|probably|maybe|perhaps|possibly)\W*$"
+)
 # A clause that introduces a list of checks ("Before touching anything I'd check:", "To confirm:").
 _LEADS_INTO_CHECKS = re.compile(
     r"\b(?:check|measure|verify|confirm|look at|inspect|test|checks|measurements?|battery|checklist)\W*$"
@@ -261,7 +273,7 @@ SAME_HERE = re.compile(
 )
 # A later clause holds the verdict back: "… is bandwidth-bound — I'd want the roofline before betting on it".
 VERDICT_HELD = re.compile(
-    r"\bbefore (?:betting|committing|calling it|concluding|i'?d commit|i bet)\b"
+    r"\bbefore (?:betting|committing|calling it|concluding|i'?d commit|i'?d bet|i bet|i'?d call it)\b"
     r"(?! to (?:a |the |any )?(?:change|fix|remedy|solution))"
     # "… not sure it's the cause though", "I wouldn't commit without ncu"
     r"|\b(?:wouldn'?t|won'?t|can'?t|don'?t want to) (?:commit|call it|be sure)\b[^.;]{0,20}\b(?:without|until|before)\b"
@@ -330,6 +342,7 @@ class ClauseReading:
         "_context",
         "_denied",
         "_flags",
+        "_hedged_by_lead",
         "_hedged_by_next",
         "_held_by_next",
         "_inside",
@@ -355,6 +368,7 @@ class ClauseReading:
         held: bool = False,
         asked_before: bool = False,
         consequent: bool = False,
+        hedged_by_lead: bool = False,
     ) -> None:
         self.text = clause.text
         self._story = told and bool(ANECDOTE.search(clause.text))  # a past job, not this trace
@@ -376,6 +390,7 @@ class ClauseReading:
         self.undecided = undecided  # the whole reply refuses to commit
         self._lead_lists_checks = lead is not None and lead.colon and bool(_LEADS_INTO_CHECKS.search(lead.text))
         self._consequent = consequent  # "if it's cudaMalloc, | it's the allocator → | expandable_segments"
+        self._hedged_by_lead = hedged_by_lead
         self._lead_lists_candidates = list_lead is not None and bool(_LEADS_INTO_CANDIDATES.search(list_lead.text))
         text = self.text
         # (negation, exoneration): whether the clause holds a word the pattern needs; the fix/check context and the
@@ -438,7 +453,11 @@ class ClauseReading:
             self._flags = (
                 alternative,
                 alternative or hedge,
-                self._hedged_by_next or self._held_by_next or self._story or bool(_TENTATIVE.search(text)),
+                self._hedged_by_next
+                or self._hedged_by_lead
+                or self._held_by_next
+                or self._story
+                or bool(_TENTATIVE.search(text)),
                 self._consequent or (any(w in text for w in _CONDITION_WORDS) and bool(_CONDITION.search(text))),
                 self._story
                 or self._hedged_by_next
