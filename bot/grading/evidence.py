@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from .matcher import Match, Reply
-from .polarity import RHETORICAL, SELF_CORRECTION
+from .polarity import HEDGE, RHETORICAL, SELF_CORRECTION
 from .rulebook import CompiledRubric
 
 _COMMIT = re.compile(
@@ -99,6 +99,7 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
     several = len(evidence) >= 2  # with several diagnoses in play, "if it's X" offers X as one branch
     if several:  # the ones named only inside a check or a fix step back
         evidence = _retract(_evidence(reply, rubrics, commits, skip_tools=True, several=True), kept) or evidence
+    _pick_by_reference(reply, rubrics, evidence)
     strong = frozenset(s for s, e in evidence.items() if e.strength >= 1.0)
     weak = frozenset(s for s, e in evidence.items() if e.strength < 1.0)
     # a name offered only as a possibility ("sometimes the allocator does this") does not outrank a symptom the reply
@@ -180,6 +181,36 @@ def _corrected(reply: Reply, rubrics: dict[str, CompiledRubric]) -> tuple[int, f
     if not later or earlier <= later:
         return 0, None  # nothing named after the mark, or nothing withdrawn ("edit: added the per-rank times")
     return restart, frozenset(rubrics) - (earlier - later)
+
+
+_IF_BEFORE = re.compile(r"\b(?:if|when|unless|assuming|in case|whether)\b")
+_REFERENCE = re.compile(r"\b(?:the )?(latter|former)\b(?! (?:half|part|case|step|stage|rank))")
+
+
+def _pick_by_reference(reply: Reply, rubrics: dict[str, CompiledRubric], evidence: dict[str, Evidence]) -> None:
+    """ "Either the GPU is on vacation or you're launch-bound — probably the latter": the diagnosis the reply picks out
+    of its own "X or Y" by reference is decided (hedged if the pick is)."""
+    if "latter" not in reply.text and "former" not in reply.text:
+        return
+    for k, clause in enumerate(reply.clauses[1:], start=1):
+        ref = _REFERENCE.search(clause.text)
+        if ref is None or _IF_BEFORE.search(clause.text, 0, ref.start()):
+            continue  # "if it's the former, …" is a branch, not a pick
+        options = reply.clauses[k - 1]
+        split = options.text.rfind(" or ")
+        if split < 0:
+            continue
+        for sig, comp in rubrics.items():
+            e = evidence.get(sig)
+            if e is None or e.decided:
+                continue
+            for m in reply.find(comp.signature):
+                after = options.tokens[m.at[1]].start > split
+                if m.positive and m.at[0] == k - 1 and after == (ref.group(1) == "latter"):
+                    e.decided = True
+                    e.confident = not bool(HEDGE.search(clause.text))
+                    e.first_offered = False
+                    e.asserted_in.add(k)  # the pick is its verdict, hedged or not
 
 
 def _clause_at(reply: Reply, offset: int) -> int:
@@ -326,9 +357,13 @@ def _asserts(commits: dict[int, bool], m: Match) -> bool:
 
 
 def _settles_on(chosen: Evidence, evidence: dict[str, Evidence], committed: frozenset[str]) -> bool:
-    """The one decided diagnosis is stated without a hedge after every candidate was last offered."""
+    """The one decided diagnosis is stated without a hedge after every candidate was last offered, or the others are
+    only branches of a check ("probably healthy? unless the top kernel is memory bound, I'd ncu it")."""
+    others = [evidence[s] for s in committed if evidence[s] is not chosen]
+    if all(not e.first_offered for e in others):
+        return True  # the others are named only as conditions ("if it's X …", "unless X …"), never offered
     last = max(chosen.clauses)
-    return chosen.confident and all(max(evidence[s].clauses) < last for s in committed if evidence[s] is not chosen)
+    return chosen.confident and all(max(e.clauses) < last for e in others)
 
 
 MOST_SAID = 3  # a diagnosis said in this many times more distinct ways than any other is the one the reply gives
