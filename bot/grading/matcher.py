@@ -59,7 +59,7 @@ class Reply:
     hedged: bool
     undecided: bool = False  # says it will not commit: every mention is one possibility among several
     told: bool = False  # tells a story from another job without tying it to this trace ("we had this in 2022")
-    held: int = 0  # clauses before this one are held back: "… I'd want ncu on the top kernel before calling it clean"
+    held: int = 0  # this many first clauses are held back, the holding one too: "… I'd want ncu before calling it"
     found: list[list[Match]] = field(default_factory=list)  # every rubric part's matches, by part number
     readings: dict[int, ClauseReading] = field(default_factory=dict)  # per clause, made at its first match
 
@@ -71,7 +71,7 @@ class Reply:
         low = cleaned.lower()
         told = bool(ANECDOTE.search(low)) and not SAME_HERE.search(low)
         held = (
-            next((k for k, c in enumerate(read) if VERDICT_HELD.search(c.text)), 0)
+            next((k + 1 for k, c in enumerate(read) if VERDICT_HELD.search(c.text)), 0)
             if any(w in low for w in HELD_WORDS) and VERDICT_HELD.search(low)
             else 0
         )

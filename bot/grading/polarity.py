@@ -276,7 +276,8 @@ VERDICT_HELD = re.compile(
     r"\bbefore (?:betting|committing|calling it|concluding|i'?d commit|i'?d bet|i bet|i'?d call it)\b"
     r"(?! to (?:a |the |any )?(?:change|fix|remedy|solution))"
     # "… not sure it's the cause though", "I wouldn't commit without ncu"
-    r"|\b(?:wouldn'?t|won'?t|can'?t|don'?t want to) (?:commit|call it|be sure)\b[^.;]{0,20}\b(?:without|until|before)\b"
+    r"|\b(?:wouldn'?t|won'?t|can'?t|don'?t want to|would not|will not|cannot|do not want to) (?:commit|call it|be sure)"
+    r"\b[^.;]{0,30}\b(?:without|until|before)\b"
     r"|\bnot (?:sure|certain|convinced) (?:it'?s|that'?s|this is|it is) (?:the (?:cause|culprit|root cause|problem"
     r"|whole story)|it|right)\b"
 )
