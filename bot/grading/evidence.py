@@ -13,7 +13,7 @@ _COMMIT = re.compile(
     r"(?:^\W*its (?:a|an|the|just|clearly|definitely|def|probably|totally|100%|all|not|classic|textbook)\b"
     r"|\b(?:it's|it is|this is|that'?s|that is|i'?d (?:go|bet|say|call)|"
     r"my (?:bet|money|call|verdict|answer|diagnosis|read|guess is|leading hypothesis|pick|vote)|verdict|diagnosis|"
-    r"conclusion|final answer|most likely|"
+    r"conclusion|final answer|most likely|i'?ll (?:say|go with|call it|bet)|"
     r"root cause|culprit|definitely|clearly|going with|go with|pretty sure|confident|bottom line|tl;?dr|"
     r"the (?:real|actual) (?:problem|issue|cause)|the problem is|the issue is|what'?s happening|you have|we have|"
     r"classic|textbook|(?:put|bet) (?:my|the) money|i lean|leaning|points? to|convinced|must be|has to be|"
@@ -178,9 +178,14 @@ def _corrected(reply: Reply, rubrics: dict[str, CompiledRubric]) -> tuple[int, f
         for sig, comp in rubrics.items()
         if any(m.positive and m.at[0] < restart for m in reply.find(comp.signature))
     )
-    if not later or earlier <= later:
-        return 0, None  # nothing named after the mark, or nothing withdrawn ("edit: added the per-rank times")
+    if earlier <= later or (not later and not _TAKES_BACK.search(mark.group())):
+        # nothing withdrawn ("edit: added the per-rank times"), or a note with no new answer after it; "scratch
+        # that — it's probably just the network" withdraws what came before even with no signature after it
+        return 0, None
     return restart, frozenset(rubrics) - (earlier - later)
+
+
+_TAKES_BACK = re.compile(r"scratch|strike|forget|ignore|take (?:that|it) back|no,? wait|wait,? no|actually,? no")
 
 
 _IF_BEFORE = re.compile(r"\b(?:if|when|unless|assuming|in case|whether)\b")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass, field
 from typing import NamedTuple, cast
 
@@ -18,6 +19,7 @@ from .polarity import (
     ClauseReading,
     bare_hedge,
     opens_condition,
+    sarcasm_tag,
 )
 from .rulebook import Engine, RulePart, correct, engine
 from .text import Clause, Token, clauses, clean
@@ -27,6 +29,7 @@ __all__ = ["Match", "Reply", "engine"]  # engine: `tracedrill serve` compiles th
 PARTS_PER_RUBRIC, CHECK_PART = 4, 1  # the rule book numbers each rubric's parts: signature, check, fix, wrong fix
 WINDOW_SLACK = 4  # a k-word phrase may spread over k + 4 words (stop words count), in any order
 _NEGATIONS = frozenset({"not", "no"})
+_TURN = re.compile(r"\W*(?:but|however|though|although|whereas|yet)\b")
 SHORT_CLAUSE = 2  # "looks as": a scrap the clause splitter leaves between a hedge and what it hedges
 
 
@@ -148,8 +151,25 @@ class Reply:
                 lead is not None and lead.text.endswith("?") and bool(QUESTION_BACK.search(lead.text)),
                 self._consequent(number),
                 self._hedged_by_lead(number),
+                "/s" in self.text and self._sarcastic(number),
             )
         return reading
+
+    def _sarcastic(self, number: int) -> bool:
+        """A later clause of the same sentence carries the sarcasm tag ("oh sure, it's a straggler, | that's why all
+        8 ranks look the same /s")."""
+        for clause in self.clauses[number:]:
+            if sarcasm_tag(clause):
+                return True
+            if clause.stop or self._turn_after(clause):
+                return False  # "I suspect a print(loss), but hey, maybe the GPU needs a break /s": the turn ends it
+        return False
+
+    def _turn_after(self, clause: Clause) -> bool:
+        """The clause is followed by a turn ("…, but …", "… though …")."""
+        at = self.text.find(clause.quote.lower())
+        tail = self.text[at + len(clause.quote) : at + len(clause.quote) + 12] if at >= 0 else ""
+        return bool(_TURN.match(tail))
 
     def _hedged_by_lead(self, number: int) -> bool:
         """A bare hedge leads this clause in its sentence ("I suspect — | though I'm not sure — | that the GEMMs are

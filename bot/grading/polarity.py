@@ -160,6 +160,10 @@ _CONDITION_LEAD = re.compile(
 )
 
 
+def sarcasm_tag(clause: Clause) -> bool:
+    return "/s" in clause.text and bool(_SARCASM.search(clause.text))
+
+
 def bare_hedge(clause: Clause) -> bool:
     """The clause is nothing but a hedge on what follows it in the sentence ("I suspect —", "I might be wrong, but")."""
     return not clause.stop and bool(_HEDGE_LEAD.search(clause.text))
@@ -352,7 +356,7 @@ class ClauseReading:
         "_lead_lists_checks",
         "_naming_keywords",
         "_question_run",
-        "_question_run",
+        "_sarcastic",
         "_story",
         "text",
         "undecided",
@@ -370,6 +374,7 @@ class ClauseReading:
         asked_before: bool = False,
         consequent: bool = False,
         hedged_by_lead: bool = False,
+        sarcastic: bool = False,
     ) -> None:
         self.text = clause.text
         self._story = told and bool(ANECDOTE.search(clause.text))  # a past job, not this trace
@@ -392,6 +397,9 @@ class ClauseReading:
         self._lead_lists_checks = lead is not None and lead.colon and bool(_LEADS_INTO_CHECKS.search(lead.text))
         self._consequent = consequent  # "if it's cudaMalloc, | it's the allocator → | expandable_segments"
         self._hedged_by_lead = hedged_by_lead
+        self._sarcastic = (
+            sarcastic  # the sentence it is in ends with a sarcasm tag ("oh sure, it's X, that's why … /s")
+        )
         self._lead_lists_candidates = list_lead is not None and bool(_LEADS_INTO_CANDIDATES.search(list_lead.text))
         text = self.text
         # (negation, exoneration): whether the clause holds a word the pattern needs; the fix/check context and the
@@ -433,7 +441,8 @@ class ClauseReading:
             self._naming_keywords = (bool(_CONTEXT_KEYWORD.search(self.text)), bool(_SARCASM.search(self.text)))
         if self._naming_keywords[0] and self._in_context(start):
             return True
-        return self._naming_keywords[1]  # "sure, it's totally the network /s" claims the opposite
+        # "sure, it's totally the network /s" claims the opposite, and so does its whole sentence
+        return self._naming_keywords[1] or self._sarcastic
 
     def flags(self) -> Flags:
         if self._flags is None:
