@@ -42,7 +42,8 @@ _WORKS_THE_LIST = re.compile(
     r"|\b(?:check|try|measure|fix|cover|rule out) (?:them )?all\b"
     r"|\b(?:full|whole|usual) (?:battery|checklist|list|playbook|tree)\b"
     r"|\bthe usual suspects\b|\bin (?:that|this) order\b|\brespectively\b"
-    r"|\b(?:to )?cover (?:all )?(?:the |my |our )?bases\b|\bfor completeness\b|\bjust in case\b|\bbelt and braces\b"
+    r"|\b(?:to )?cover (?:all )?(?:the |my |our )?bases\b|\bcover (?:every|each) (?:base|angle|possibility)\b"
+    r"|\bfor completeness\b|\bjust in case\b|\bbelt and braces\b"
     r"|\bcould be anything\b"
 )
 NETWORK = "network"  # NCCL knobs and the fabric: a hypothesis outside the ten, still a topic

@@ -62,6 +62,8 @@ _MEASURE_CONTEXT_BEFORE = re.compile(
     r"|\b(?:memorystats|memorysnapshot|ncu|nsys|mfu|hta|dcgm|nvidiasmi|syncdebugmode|withstack|cudaapisum"
     r"|cudagpukernsum|kernelsum|allocretries|torchdistributeddebug|busbw)"
     r"\s+(?:for|to (?:check|find|catch|rule out|spot))\s+(?:the |a |any )?$"
+    # "per-rank times for stragglers", "clocks for throttling": a measurement and what it would catch
+    r"|\b(?:times?|timings?|counts?|clocks?|traces?|stats|metrics|numbers|checks?) for (?:the |a |any )?$"
 )
 _NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
 _NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|it)\b")
@@ -324,7 +326,7 @@ _CONTEXT_KEYWORD = re.compile(
     r"|shav\w*|reduc\w*|hid\w*|amorti[sz]e|lower\w*|count\w*|grep|look\w* for|search for|check for|find"
     r"|above each|measure|plot|correlate|compare|how many|number of|whether|if|memorystats|memorysnapshot|ncu|nsys"
     r"|mfu|hta|dcgm|nvidiasmi|syncdebugmode|withstack|cudaapisum|cudagpukernsum|kernelsum|allocretries"
-    r"|torchdistributeddebug|busbw)\b"
+    r"|torchdistributeddebug|busbw|times?|timings?|clocks?|traces?|stats|metrics|numbers|checks?)\b"
 )
 
 Flags = tuple[bool, bool, bool, bool, bool]  # (offers alternatives, hedged, tentative, conditional, soft remedy)
