@@ -30,18 +30,23 @@ _OPENING_GUESS = re.compile(
 # An opening question that asks for a figure ("what's DRAM throughput in ncu?") guesses nothing; nor do questions the
 # reply answers itself ("idle at step start? stuck in next()? yes and yes").
 _ASKS_FOR = re.compile(r"^\W*(?:(?:so|ok|okay|hmm+|and)\W+)?(?:what|what'?s|which|how|where|when|who)\b")
-_ANSWERED = re.compile(r"^\W*(?:yes|yep|yeah|yup|it does|they do|correct|exactly|both|and it is)\b")
+_ANSWERED = re.compile(r"^\W*(?:yes|yep|yeah|yup|it does|they do|correct|exactly|both|and it is|no|nope|nah)\b")
 
 
-def _asked_not_guessed(reply: Reply, opening: int) -> bool:
-    """The opening question asks for a figure or is answered by the reply, which hedges nowhere."""
+def _asked_not_guessed(reply: Reply, opening: int, rubrics: dict[str, CompiledRubric]) -> bool:
+    """The opening question asks for a figure or is answered by the reply, which hedges nowhere: "yes and yes", or
+    it goes on to deny candidates ("healthy? launch-bound? memory-bound? … so not launch-bound …")."""
     clauses = reply.clauses
     if reply.hedged:
         return False
     if _ASKS_FOR.search(clauses[opening].text):
         return True
+    if not clauses[opening].text.endswith("?"):
+        return False
     after = (c.text for c in clauses[opening + 1 : opening + 4])
-    return clauses[opening].text.endswith("?") and any(_ANSWERED.search(t) for t in after)
+    return any(_ANSWERED.search(t) for t in after) or any(
+        _denies(m) and m.at[0] > opening for comp in rubrics.values() for m in reply.find(comp.signature)
+    )
 
 
 @dataclass(slots=True)
@@ -112,7 +117,11 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
     else:
         committed = strong | firm_weak
     opening = reply.clauses[restart].text
-    if _OPENING_GUESS.search(opening) and not RHETORICAL.search(opening) and not _asked_not_guessed(reply, restart):
+    if (
+        _OPENING_GUESS.search(opening)
+        and not RHETORICAL.search(opening)
+        and not _asked_not_guessed(reply, restart, rubrics)
+    ):
         # "maybe the dataloader? the gpu idles at step start…": the opening guess sets the tone of what follows
         for e in evidence.values():
             if not e.asserted_in:
@@ -389,12 +398,22 @@ def _most_said(
     return ranked[0] if ways[ranked[0]] >= MOST_SAID * max(1, ways[ranked[1]]) else None
 
 
+_DENIAL = re.compile(r"\b(?:not|no|never|nor|neither|without|ruled? out|excluded?)\b|n't\b")
+
+
+def _denies(m: Match) -> bool:
+    """The match is negated in words ("so not a sync", "there's no cudaStreamSynchronize"), or is a negated name; a
+    name inside a fix ("drop the .item()") is not a denial."""
+    return not m.positive and (m.phrase.name or bool(_DENIAL.search(m.clause.text)))
+
+
 def _unrejected(committed: frozenset[str], reply: Reply, rubrics: dict[str, CompiledRubric]) -> str | None:
-    """Of two diagnoses with level support, the one the reply never denies by name, when it denies the other ("my
-    first instinct was straggler … but they all look the same … it isn't overlapped")."""
-    if len(committed) != 2:
+    """Of diagnoses with level support, the one the reply never denies by name, when it denies every other ("my
+    first instinct was straggler … it isn't overlapped"; "launch overhead, a sync or the loader … so not launch
+    overhead … so not a sync … that leaves the loader")."""
+    if len(committed) < 2:
         return None
-    kept = [s for s in committed if all(m.positive or not m.phrase.name for m in reply.find(rubrics[s].signature))]
+    kept = [s for s in committed if not any(_denies(m) for m in reply.find(rubrics[s].signature))]
     return kept[0] if len(kept) == 1 else None
 
 

@@ -197,6 +197,7 @@ _LEADS_INTO_CANDIDATES = re.compile(
     r"\b(?:suspects|candidates|possibilities|hypotheses|explanations|culprits|the following|could be anything"
     r"|shortlist|guesses|rule in|rule out|(?:things|what) (?:i'?d|to|we should) (?:consider|weigh|suspect))\W*$"
     r"|\b(?:two|three|four|five|several|a few|\d) (?:things|options|causes|stories|readings|possibilities|hypotheses"
+    r"|ideas|theories|contenders"
     r"|candidates|suspects|explanations)\b[^.;]*$"
     r"|\b(?:weighed|considered|suspected|see|saw|can think of) (?:two|three|four|several|a few) (?:things|options)"
     r"\b[^.;]*$"
@@ -228,6 +229,7 @@ QUESTION_BACK = re.compile(
     r"|^\W*(?:is|are|was|were) [^?]{0,60}\b(?:on|off|enabled|disabled|set|default|installed|available|supported)\b"
     r"[^?]*\?\s*$"
 )
+_YES = re.compile(r"\W*(?:yes|yep|yeah|yup|correct|exactly|indeed)\b")
 _SUGGESTS = re.compile(r"^\W*(?:should|shall) (?:we|i)\b")
 
 
@@ -343,6 +345,7 @@ class ClauseReading:
     __slots__ = (
         "_after",
         "_after_text",
+        "_answered",
         "_asks",
         "_before",
         "_consequent",
@@ -385,6 +388,7 @@ class ClauseReading:
         head = after[:48]
         self._denied: bool | None = None if any(w in head for w in _DENIED_WORDS) else False
         self._after_text = head
+        self._answered = clause.text.endswith("?") and bool(_YES.match(after))
         # a question back, or a question that carries one on ("what's the DDP config? bucket size, how many gpus?")
         self._asks = clause.text.endswith("?") and (asked_before or bool(QUESTION_BACK.search(clause.text)))
         # "prefill HOL blocking? KV preemption? launch-bound decode?": a run of questions offers alternatives
@@ -460,7 +464,8 @@ class ClauseReading:
             )
             # "why is rank 4 slow?" presumes it is
             rhetorical = text.endswith("?") and any(w in text for w in _RHETORICAL_WORDS) and RHETORICAL.search(text)
-            asked = text[:-1] if rhetorical else text
+            # "is one rank late? | yes: …" asks what it answers at once
+            asked = text[:-1] if rhetorical or self._answered else text
             hedge = bool(HEDGE.search(asked))  # _REMEDY_HEDGE holds a subset of HEDGE's marks
             self._flags = (
                 alternative,
