@@ -20,6 +20,7 @@ _NEGATION_BEFORE = re.compile(
     r"|\bat first\b|\bfirst (?:i )?(?:was )?think\w*|\bi was thinking\b"
     r"|\b(?:was|were) (?:about|going) to (?:say|call|blame|go with)\b"
     r"|\balmost (?:said|called|blamed|went with)\b|\bwould(?:'ve| have) (?:said|guessed|called|blamed)\b"
+    r"|\b(?:could|might|would)(?:'ve| have) been\b"  # "could've been a straggler, but every rank …"
     r"|\b(?:made|had|got) me (?:think\w*|suspect\w*|wonder\w*)|\btempting\b|\bwrong\b|\bthe alternative\b"
     r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b"
     r"|\b(?:looked|checked|asked myself) (?:at |into )?(?:whether|if)\b"  # "I looked at whether it's X, but …"
@@ -314,7 +315,7 @@ UNDECIDED = re.compile(
 # Words one of the polarity patterns above needs (a superset): a clause without any skips those patterns.
 _NEGATION_KEYWORD = re.compile(
     r"\b(?:not|no|zero|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
-    r"|dismiss\w*|first|about|going|almost|would|wouldve|thinking|made|had|got|tempting|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
+    r"|dismiss\w*|first|about|going|almost|would|been|thinking|made|had|got|tempting|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
     r"|looked|checked|asked"
     r"|claimed|blamed)\b|n't\b"
 )
