@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .evidence import Claims, named_only_in_remedies
+from .evidence import Claims, denies, named_only_in_remedies
 from .matcher import Reply
 from .polarity import QUESTION_BACK
 from .rulebook import CompiledRubric, RulePart
@@ -87,7 +87,21 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
         or _checklist(reply, rubrics, answer, t)
         or (committed_to is None and _question_list(reply) and len(t.touched) >= 2)
         or _three_named(t)
+        or _menu_with_pick(t, reply, rubrics)
     )
+
+
+def _menu_with_pick(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """A pick over a menu: three or more other diagnoses named and left standing (none denied), each with a check or
+    fix of its own, and then "for this trace I'd go with X". An answer that weighs its rivals rules them out."""
+    chosen = t.claims.committed_to or t.claims.named
+    if chosen is None:
+        return False
+    standing = {
+        s for s in t.named - {chosen, "healthy"} if not any(denies(m) for m in reply.find(rubrics[s].signature))
+    }
+    remedied = _distinct_topics(reply, rubrics, {s for s in t.measured | t.fixed if s in rubrics}) & standing
+    return len(standing) >= STUFFED_TOPICS - 2 and len(remedied | (t.elsewhere & {NETWORK})) >= STUFFED_TOPICS - 1
 
 
 def _three_named(t: _Topics) -> bool:

@@ -45,7 +45,7 @@ def _asked_not_guessed(reply: Reply, opening: int, rubrics: dict[str, CompiledRu
         return False
     after = (c.text for c in clauses[opening + 1 : opening + 4])
     return any(_ANSWERED.search(t) for t in after) or any(
-        _denies(m) and m.at[0] > opening for comp in rubrics.values() for m in reply.find(comp.signature)
+        denies(m) and m.at[0] > opening for comp in rubrics.values() for m in reply.find(comp.signature)
     )
 
 
@@ -401,7 +401,7 @@ def _most_said(
 _DENIAL = re.compile(r"\b(?:not|no|never|nor|neither|without|ruled? out|excluded?)\b|n't\b")
 
 
-def _denies(m: Match) -> bool:
+def denies(m: Match) -> bool:
     """The match is negated in words ("so not a sync", "there's no cudaStreamSynchronize"), or is a negated name; a
     name inside a fix ("drop the .item()") is not a denial."""
     return not m.positive and (m.phrase.name or bool(_DENIAL.search(m.clause.text)))
@@ -413,7 +413,7 @@ def _unrejected(committed: frozenset[str], reply: Reply, rubrics: dict[str, Comp
     overhead … so not a sync … that leaves the loader")."""
     if len(committed) < 2:
         return None
-    kept = [s for s in committed if not any(_denies(m) for m in reply.find(rubrics[s].signature))]
+    kept = [s for s in committed if not any(denies(m) for m in reply.find(rubrics[s].signature))]
     return kept[0] if len(kept) == 1 else None
 
 
