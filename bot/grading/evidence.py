@@ -143,8 +143,19 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
         or _unrejected(committed, reply, rubrics)
         or _most_said(committed, evidence, reply, rubrics)
     )
-    if named is not None and not evidence[named].confident and any(not evidence[s].decided for s in committed):
-        named = None  # "maybe launch overhead? … or perhaps the allocator": a hedge between two, not a choice
+    chosen = evidence[named] if named is not None else None
+    if (
+        named is not None
+        and chosen is not None
+        and not (chosen.confident or chosen.asserted_in)
+        and (
+            any(e.first_offered for e in evidence.values())
+            or any(m.positive and m.alternative and not m.conditional for m in reply.find(rubrics[named].signature))
+        )
+    ):
+        # "maybe launch overhead? … or perhaps the allocator", "maybe a straggler? … the network or a slow rank":
+        # a hedge between two, not a choice
+        named = None
     firm = named is not None and evidence[named].decided and evidence[named].confident
     undecided = sum(1 for e in evidence.values() if not e.decided)
     # "with_stack shows loss.item() … allocator stall": of several diagnoses in play, the one called by its own name as

@@ -118,7 +118,8 @@ _ALTERNATIVE = re.compile(
     r"|\b(?:could|might|may) (?:also |just )?be\b.*\b(?:could|might|may) (?:also |just )?be\b"  # could be X, could be Y
     r"|\b(?:can'?t|cannot|hard to|too early to) (?:tell|say|decide|distinguish)\b"
     r"|\bone of (?:the|those|these) (?:two|three|few|several|options|candidates|possibilities)\b"
-    r"|\b(?:not sure|unsure) (?:if|whether|which)\b|\bdepends (?:on )?which\b|\bdepending on\b[^.;]{0,80}\bor\b"
+    r"|\b(?:not sure|unsure|(?:don'?t|do not|dunno) know) (?:if|whether|which)\b|\bdunno (?:if|whether|which)\b"
+    r"|\bdepends (?:on )?which\b|\bdepending on\b[^.;]{0,80}\bor\b"
     r"|\bor\b[^.;]{0,60}\?\s*$|\bwhich is it\b"
     r"|\bsometimes (?:it'?s|it is|that'?s)\b[^.;]{0,80}\bsometimes\b"  # "sometimes it's X, sometimes Y"
     # a cause offered as what happens in general, one of a family: "in some jobs it's X", "occasionally the host …",
@@ -143,7 +144,7 @@ _ALTERNATIVE = re.compile(
 _LISTED_OPTIONS = re.compile(r"\w(?:,\s*[\w./()-]+(?:\s+[\w./()-]+){0,2}){1,},?\s+or\s+\w")
 # Words _ALTERNATIVE cannot match without (a quick test first: most clauses hold none of them).
 _ALTERNATIVE_HINT = re.compile(
-    r"\b(?:either|could|might|may|or|weigh\w*|can'?t|cannot|hard|too early|one|not sure|unsure|depends|which"
+    r"\b(?:either|could|might|may|or|weigh\w*|can'?t|cannot|hard|too early|one|not sure|unsure|depends|which|know"
     r"|sometimes|some|other|occasionally|depending|first|second|third|fourth|fifth|next|last|another|fits|matches|can)\b"
 )
 _CONDITION_WORDS = ("if", "when", "unless", "whether", "assuming", "in case")
@@ -152,7 +153,8 @@ _CONDITION_WORDS = ("if", "when", "unless", "whether", "assuming", "in case")
 # time you get 3 TB/s" describes how to run a check, not a branch ("if you see one all-reduce, …" still is one).
 _CONDITION = re.compile(
     r"^\W*(?:if|when|unless|whether|assuming|in case)\b(?! (?:you|we) (?!see\b|find\b|get\b))"
-    r"|\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b"
+    # ("I don't know if it's the network or a slow rank" asks; it sets no condition)
+    r"|(?<!know )(?<!sure )(?<!tell )(?<!wonder )\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b"
 )
 # A condition that opens a sentence makes what follows in it a branch too: "If the API bar is cudaMalloc, it's the
 # allocator" ("if I had to pick, it's X" and "if you look closely, …" commit).
