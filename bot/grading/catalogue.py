@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .evidence import Claims, named_only_in_remedies
+from .evidence import Claims, denies, named_only_in_remedies
 from .literals import Gated
 from .matcher import Reply
+from .polarity import QUESTION_BACK
 from .rulebook import CompiledRubric, RulePart
 
 WORDS_PER_TOPIC = 30  # a catalogue is dense; a long answer that weighs the same topics in depth is not one
@@ -24,11 +25,11 @@ ENUMERATION = 4  # "X, Y, Z or W": a sentence of this many items is a list
 
 _NETWORK_PATTERN = re.compile(
     r"\bnccl_(?!debug\b)[a-z_]+|\bibstat\b|\bnccl-tests\b|\bnetwork\b(?! file| storage| drive| share| disk| mount)"
-    r"|\bfabric\b|\broce\b"
+    r"|\bfabric\b|\broce\b|\bnccl (?:env\w*|knobs|settings|vars|variables)\b"
 )
 _NETWORK = Gated(_NETWORK_PATTERN)
 _SENTENCE = re.compile(r"[.;:!?\n]+(?:\s|$)|\s[-–—]+\s")
-_ITEM_SEPARATOR = re.compile(r",(?!\d{3})|\s/\s|(?<=[a-z_)])/(?=[a-z])|\s+or\s+")
+_ITEM_SEPARATOR = re.compile(r",(?!\d{3})|\s/\s|(?<=[a-z_)])/(?=[a-z])|\s+or\s+|\s+(?:and also|plus|\+|&)\s+")
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+", re.MULTILINE)
 _LIST_ITEM = re.compile(r"[,/|]")
 # The reply says it will run every check and apply whichever fix lights up: a plan over a list, not a diagnosis.
@@ -37,11 +38,14 @@ _WORKS_THE_LIST = re.compile(
     r"|my list|the suspects|each (?:one|of them)|all of them|every one)\b"
     r"|\bone (?:at a|by) (?:time|one)\b|\blet the (?:measurements?|numbers|data|evidence|results) (?:decide|tell|pick)"
     r"|\b(?:apply|pick|use) the (?:matching|corresponding|right|appropriate) (?:fix|one|remedy)"
-    r"|\bany of (?:these|those|them) (?:can|could|might|would)\b"
+    r"|\b(?:any|every|each|all)(?: one)? of (?:these|those|them)(?: \w+)? (?:can|could|might|would|may)\b"
+    r"|\bone of (?:these|those|them) (?:always|usually|will|normally|is bound to)\b"
+    r"|\b(?:standard|my|our|the|a|usual) playbook\b|\b(?:measure|check|try) everything\b"
     r"|\b(?:check|try|measure|fix|cover|rule out) (?:them )?all\b"
     r"|\b(?:full|whole|usual) (?:battery|checklist|list|playbook|tree)\b"
     r"|\bthe usual suspects\b|\bin (?:that|this) order\b|\brespectively\b"
-    r"|\b(?:to )?cover (?:all )?(?:the |my |our )?bases\b|\bfor completeness\b|\bjust in case\b|\bbelt and braces\b"
+    r"|\b(?:to )?cover (?:all )?(?:the |my |our )?bases\b|\bcover (?:every|each) (?:base|angle|possibility)\b"
+    r"|\bfor completeness\b|\bjust in case\b|\bbelt and braces\b"
     r"|\bcould be anything\b"
 )
 NETWORK = "network"  # NCCL knobs and the fabric: a hypothesis outside the ten, still a topic
@@ -83,7 +87,51 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
         or _shotgun(t, reply, rubrics)
         or _verdict_then_list(t, reply, rubrics, answer)
         or _checklist(reply, rubrics, answer, t)
+        or (committed_to is None and _question_list(reply) and len(t.touched) >= 2)
+        or _three_named(t)
+        or _menu_with_pick(t, reply, rubrics)
     )
+
+
+def _menu_with_pick(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """A pick over a menu: three or more other diagnoses named and left standing (none denied), each with a check or
+    fix of its own, and then "for this trace I'd go with X". An answer that weighs its rivals rules them out."""
+    chosen = t.claims.committed_to or t.claims.named
+    if chosen is None:
+        return False
+    standing = {
+        s for s in t.named - {chosen, "healthy"} if not any(denies(m) for m in reply.find(rubrics[s].signature))
+    }
+    remedied = _distinct_topics(reply, rubrics, {s for s in t.measured | t.fixed if s in rubrics}) & standing
+    return len(standing) >= STUFFED_TOPICS - 2 and len(remedied | (t.elsewhere & {NETWORK})) >= STUFFED_TOPICS - 1
+
+
+def _three_named(t: _Topics) -> bool:
+    """Three or more diagnoses named, none chosen nor asserted, in a few words each ("we had X, then Y, then Z …")."""
+    claims = t.claims
+    topics = claims.committed | (t.elsewhere & {NETWORK})  # the fabric is a diagnosis too ("… and also a slow fabric")
+    return (
+        claims.named is None
+        and claims.verdict is None
+        and len(topics) >= STUFFED_TOPICS - 1
+        and not any(e.asserted_in for e in claims.evidence.values())
+        and t.words <= CATALOGUE_WORDS_PER_TOPIC * len(topics)
+    )
+
+
+QUESTION_LIST = 3  # "malloc? sync? nccl? idle?": this many questions in a row, none answered, list candidates
+
+
+def _question_list(reply: Reply) -> bool:
+    """A run of questions the reply never answers with a verdict: candidates listed, not weighed (a question that
+    asks for a figure, "what's DRAM throughput?", asks; it lists nothing)."""
+    run = 0
+    for clause in reply.clauses:
+        text = clause.text
+        run = run + 1 if text.endswith("?") and not QUESTION_BACK.search(text) else 0
+        if run >= QUESTION_LIST:
+            return True
+    return False
 
 
 def _checklist(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, t: _Topics) -> bool:
@@ -245,8 +293,12 @@ def _distinct_topics(reply: Reply, rubrics: dict[str, CompiledRubric], signature
         s: {(m.at[0], m.span) for m in (*reply.find(rubrics[s].measurement), *reply.find(rubrics[s].fix)) if m.positive}
         for s in signatures
     }
+
+    def shared(k: tuple[int, frozenset[int]], o: str) -> bool:  # another's check or fix on some of the same words
+        return any(at == k[0] and words & k[1] for at, words in spans[o])
+
     return frozenset(
-        s for s in signatures if any(all(k not in spans[o] for o in signatures if o != s) for k in spans[s])
+        s for s in signatures if any(all(not shared(k, o) for o in signatures if o != s) for k in spans[s])
     )
 
 

@@ -6,13 +6,14 @@ import re
 from dataclasses import dataclass
 
 from .matcher import Match, Reply
-from .polarity import RHETORICAL
+from .polarity import HEDGE, RHETORICAL, SELF_CORRECTION
 from .rulebook import CompiledRubric
 
 _COMMIT = re.compile(
-    r"(?:^\W*its\b|\b(?:it's|it is|this is|that'?s|that is|i'?d (?:go|bet|say|call)|"
+    r"(?:^\W*its (?:a|an|the|just|clearly|definitely|def|probably|totally|100%|all|not|classic|textbook)\b"
+    r"|\b(?:it's|it is|this is|that'?s|that is|i'?d (?:go|bet|say|call)|"
     r"my (?:bet|money|call|verdict|answer|diagnosis|read|guess is|leading hypothesis|pick|vote)|verdict|diagnosis|"
-    r"conclusion|final answer|most likely|"
+    r"conclusion|final answer|most likely|i'?ll (?:say|go with|call it|bet)|"
     r"root cause|culprit|definitely|clearly|going with|go with|pretty sure|confident|bottom line|tl;?dr|"
     r"the (?:real|actual) (?:problem|issue|cause)|the problem is|the issue is|what'?s happening|you have|we have|"
     r"classic|textbook|(?:put|bet) (?:my|the) money|i lean|leaning|points? to|convinced|must be|has to be|"
@@ -24,6 +25,28 @@ _OPENING_GUESS = re.compile(
     r"^\W*(?:maybe|perhaps|possibly|probably|prob|might be|could be|i think|i suspect|i guess|my guess|not sure|"
     r"looks like maybe|i'?d guess)\b|\?\s*$"
 )
+
+
+# An opening question that asks for a figure ("what's DRAM throughput in ncu?") guesses nothing; nor do questions the
+# reply answers itself ("idle at step start? stuck in next()? yes and yes").
+_ASKS_FOR = re.compile(r"^\W*(?:(?:so|ok|okay|hmm+|and)\W+)?(?:what|what'?s|which|how|where|when|who)\b")
+_ANSWERED = re.compile(r"^\W*(?:yes|yep|yeah|yup|it does|they do|correct|exactly|both|and it is|no|nope|nah)\b")
+
+
+def _asked_not_guessed(reply: Reply, opening: int, rubrics: dict[str, CompiledRubric]) -> bool:
+    """The opening question asks for a figure or is answered by the reply, which hedges nowhere: "yes and yes", or
+    it goes on to deny candidates ("healthy? launch-bound? memory-bound? … so not launch-bound …")."""
+    clauses = reply.clauses
+    if reply.hedged:
+        return False
+    if _ASKS_FOR.search(clauses[opening].text):
+        return True
+    if not clauses[opening].text.endswith("?"):
+        return False
+    after = (c.text for c in clauses[opening + 1 : opening + 4])
+    return any(_ANSWERED.search(t) for t in after) or any(
+        denies(m) and m.at[0] > opening for comp in rubrics.values() for m in reply.find(comp.signature)
+    )
 
 
 @dataclass(slots=True)
@@ -39,6 +62,7 @@ class Evidence:
     first_at: int  # the first clause that names it
     first_offered: bool = False  # first named only in a list of candidates
     outright: bool = False  # called by one of its own names, as a verdict ("it's a sync stall", "allocator stall, …")
+    by_name: bool = False  # called by one of its own names, not offered as a candidate (hedged or not)
 
     def add(self, m: Match, asserted: bool, offered: bool) -> None:
         """Another positive match of the same strength."""
@@ -75,9 +99,12 @@ class Claims:
 def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
     commits: dict[int, bool] = {}  # per clause: it commits ("it's …", "my money is on …"), read once
     evidence = _evidence(reply, rubrics, commits) or _implied(reply, rubrics)
+    restart, kept = _corrected(reply, rubrics)
+    evidence = _retract(evidence, kept)
     several = len(evidence) >= 2  # with several diagnoses in play, "if it's X" offers X as one branch
     if several:  # the ones named only inside a check or a fix step back
-        evidence = _evidence(reply, rubrics, commits, skip_tools=True, several=True) or evidence
+        evidence = _retract(_evidence(reply, rubrics, commits, skip_tools=True, several=True), kept) or evidence
+    _pick_by_reference(reply, rubrics, evidence)
     strong = frozenset(s for s, e in evidence.items() if e.strength >= 1.0)
     weak = frozenset(s for s, e in evidence.items() if e.strength < 1.0)
     # a name offered only as a possibility ("sometimes the allocator does this") does not outrank a symptom the reply
@@ -89,28 +116,143 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
         committed = strong
     else:
         committed = strong | firm_weak
-    opening = reply.clauses[0].text
-    if _OPENING_GUESS.search(opening) and not RHETORICAL.search(opening):
+    opening = reply.clauses[restart].text
+    if (
+        _OPENING_GUESS.search(opening)
+        and not RHETORICAL.search(opening)
+        and not _asked_not_guessed(reply, restart, rubrics)
+    ):
         # "maybe the dataloader? the gpu idles at step start…": the opening guess sets the tone of what follows
         for e in evidence.values():
             if not e.asserted_in:
                 e.confident = False
     verdicts = frozenset(s for s in committed if evidence[s].decided and evidence[s].asserted_in)
+    decided = frozenset(s for s in committed if evidence[s].decided)
     if len(verdicts) == 1 and all(not evidence[s].decided for s in committed - verdicts):
         # names only offered as candidates step back for the one the reply goes on to give as its verdict
         committed = verdicts
+    elif len(decided) == 1 and len(committed) > 1 and _settles_on(evidence[next(iter(decided))], evidence, committed):
+        # "two options: cudaMalloc or a synchronize … it's cudaStreamSynchronize": the one it settles on
+        committed = decided
     if "healthy" in committed and (_clean_timeline_first(evidence, committed) or _healthy_in_part(evidence, committed)):
         # "the timeline is clean, so I look at the top kernel: it's memory-bound": a clean timeline is the first
         # step of reading order, not a verdict beside the problem the reply goes on to find
         committed = committed - {"healthy"}
-    named = _choose(committed, evidence)
+    named = (
+        _choose(committed, evidence)
+        or _unrejected(committed, reply, rubrics)
+        or _most_said(committed, evidence, reply, rubrics)
+    )
+    chosen = evidence[named] if named is not None else None
+    if (
+        named is not None
+        and chosen is not None
+        and not (chosen.confident or chosen.asserted_in)
+        and (
+            any(e.first_offered for e in evidence.values())
+            or any(m.positive and m.alternative and not m.conditional for m in reply.find(rubrics[named].signature))
+        )
+    ):
+        # "maybe launch overhead? … or perhaps the allocator", "maybe a straggler? … the network or a slow rank":
+        # a hedge between two, not a choice
+        named = None
     firm = named is not None and evidence[named].decided and evidence[named].confident
     undecided = sum(1 for e in evidence.values() if not e.decided)
     # "with_stack shows loss.item() … allocator stall": of several diagnoses in play, the one called by its own name as
     # a verdict is the one the reply gives (used for the signature's credit, not to excuse a catalogue)
     outright = [s for s in committed if evidence[s].outright]
     verdict = outright[0] if len(outright) == 1 and len(committed) > 1 else None
+    by_name = [s for s in committed if evidence[s].by_name]
+    others = [s for s in committed if s not in by_name]
+    if (
+        verdict is None
+        and len(by_name) == 1
+        and len(committed) == 2  # the reply's name against a described twin
+        and all(
+            evidence[s].decided and not evidence[s].asserted_in and rubrics[s].rubric.signature.names for s in others
+        )
+    ):
+        # "sync stall, there's a gap between every kernel": the one diagnosis called by its name is the answer; the
+        # others are only described (hedged or not, the name is what the reply offers)
+        verdict = by_name[0]
     return Claims(evidence, several, strong | weak, committed, named, named if firm else None, undecided, verdict)
+
+
+def _corrected(reply: Reply, rubrics: dict[str, CompiledRubric]) -> tuple[int, frozenset[str] | None]:
+    """Where the reply takes back what it said ("… no wait, …", "scratch that", "edit:"), and the signatures that
+    stand: those named before the mark and not named again after it are withdrawn. (0, None) when nothing is."""
+    marks = list(SELF_CORRECTION.finditer(reply.text))
+    mark = marks[-1] if marks else None
+    if mark is None or mark.start() == 0:
+        return 0, None
+    restart = _clause_at(reply, mark.end())
+    if restart == 0:
+        return 0, None
+    later = frozenset(  # named outright after the mark (a shared symptom there does not keep a name alive)
+        sig
+        for sig, comp in rubrics.items()
+        if any(m.positive and m.phrase.weight >= 1.0 and m.at[0] >= restart for m in reply.find(comp.signature))
+    )
+    earlier = frozenset(
+        sig
+        for sig, comp in rubrics.items()
+        if any(m.positive and m.at[0] < restart for m in reply.find(comp.signature))
+    )
+    if earlier <= later or (not later and not _TAKES_BACK.search(mark.group())):
+        # nothing withdrawn ("edit: added the per-rank times"), or a note with no new answer after it; "scratch
+        # that — it's probably just the network" withdraws what came before even with no signature after it
+        return 0, None
+    return restart, frozenset(rubrics) - (earlier - later)
+
+
+_TAKES_BACK = re.compile(r"scratch|strike|forget|ignore|take (?:that|it) back|no,? wait|wait,? no|actually,? no")
+
+
+_IF_BEFORE = re.compile(r"\b(?:if|when|unless|assuming|in case|whether)\b")
+_REFERENCE = re.compile(r"\b(?:the )?(latter|former)\b(?! (?:half|part|case|step|stage|rank))")
+
+
+def _pick_by_reference(reply: Reply, rubrics: dict[str, CompiledRubric], evidence: dict[str, Evidence]) -> None:
+    """ "Either the GPU is on vacation or you're launch-bound — probably the latter": the diagnosis the reply picks out
+    of its own "X or Y" by reference is decided (hedged if the pick is)."""
+    if "latter" not in reply.text and "former" not in reply.text:
+        return
+    for k, clause in enumerate(reply.clauses[1:], start=1):
+        ref = _REFERENCE.search(clause.text)
+        if ref is None or _IF_BEFORE.search(clause.text, 0, ref.start()):
+            continue  # "if it's the former, …" is a branch, not a pick
+        options = reply.clauses[k - 1]
+        split = options.text.rfind(" or ")
+        if split < 0:
+            continue
+        for sig, comp in rubrics.items():
+            e = evidence.get(sig)
+            if e is None or e.decided:
+                continue
+            for m in reply.find(comp.signature):
+                after = options.tokens[m.at[1]].start > split
+                if m.positive and m.at[0] == k - 1 and after == (ref.group(1) == "latter"):
+                    e.decided = True
+                    e.confident = not bool(HEDGE.search(clause.text))
+                    e.first_offered = False
+                    e.asserted_in.add(k)  # the pick is its verdict, hedged or not
+
+
+def _clause_at(reply: Reply, offset: int) -> int:
+    """The first clause that ends after this offset of the reply's text (0 if the clauses cannot be located)."""
+    at = 0
+    for k, clause in enumerate(reply.clauses):
+        found = reply.text.find(clause.quote.lower(), at)
+        if found < 0:
+            return 0
+        at = found + len(clause.quote)
+        if at > offset:
+            return k
+    return 0
+
+
+def _retract(evidence: dict[str, Evidence], kept: frozenset[str] | None) -> dict[str, Evidence]:
+    return evidence if kept is None else {s: e for s, e in evidence.items() if s in kept}
 
 
 def named_only_in_remedies(reply: Reply, rubrics: dict[str, CompiledRubric], claims: Claims) -> bool:
@@ -217,6 +359,8 @@ def _evidence(
                 e.asserted_in.add(at)  # "… it's the input pipeline": a plain word, but a verdict
             if m.phrase.name and not m.hedged and not offered and (asserted or _label(m)):
                 out[sig].outright = True  # "it's a sync stall", or the name as a label ("allocator stall, set …")
+            if m.phrase.name and not offered:
+                out[sig].by_name = True
     return out
 
 
@@ -237,6 +381,53 @@ def _asserts(commits: dict[int, bool], m: Match) -> bool:
     return asserted
 
 
+def _settles_on(chosen: Evidence, evidence: dict[str, Evidence], committed: frozenset[str]) -> bool:
+    """The one decided diagnosis is stated without a hedge after every candidate was last offered, or the others are
+    only branches of a check ("probably healthy? unless the top kernel is memory bound, I'd ncu it")."""
+    others = [evidence[s] for s in committed if evidence[s] is not chosen]
+    if all(not e.first_offered for e in others):
+        return True  # the others are named only as conditions ("if it's X …", "unless X …"), never offered
+    last = max(chosen.clauses)
+    return chosen.confident and all(max(e.clauses) < last for e in others)
+
+
+MOST_SAID = 3  # a diagnosis said in this many times more distinct ways than any other is the one the reply gives
+
+
+def _most_said(
+    committed: frozenset[str], evidence: dict[str, Evidence], reply: Reply, rubrics: dict[str, CompiledRubric]
+) -> str | None:
+    """Of diagnoses named in as many clauses, the one the reply describes in far more ways ("cudaStreamSynchronize
+    per step … loss.item() … acc.cpu() … the GPU idles while python relaunches"): the other is a passing word."""
+    if len(committed) != 2 or any(evidence[s].first_offered or not evidence[s].decided for s in committed):
+        return None
+    ways = {
+        s: len({(m.at[0], m.span) for m in reply.find(rubrics[s].signature) if m.positive and not m.alternative})
+        for s in committed
+    }
+    ranked = sorted(committed, key=lambda s: ways[s], reverse=True)
+    return ranked[0] if ways[ranked[0]] >= MOST_SAID * max(1, ways[ranked[1]]) else None
+
+
+_DENIAL = re.compile(r"\b(?:not|no|never|nor|neither|without|ruled? out|excluded?)\b|n't\b")
+
+
+def denies(m: Match) -> bool:
+    """The match is negated in words ("so not a sync", "there's no cudaStreamSynchronize"), or is a negated name; a
+    name inside a fix ("drop the .item()") is not a denial."""
+    return not m.positive and (m.phrase.name or bool(_DENIAL.search(m.clause.text)))
+
+
+def _unrejected(committed: frozenset[str], reply: Reply, rubrics: dict[str, CompiledRubric]) -> str | None:
+    """Of diagnoses with level support, the one the reply never denies by name, when it denies every other ("my
+    first instinct was straggler … it isn't overlapped"; "launch overhead, a sync or the loader … so not launch
+    overhead … so not a sync … that leaves the loader")."""
+    if len(committed) < 2:
+        return None
+    kept = [s for s in committed if not any(denies(m) for m in reply.find(rubrics[s].signature))]
+    return kept[0] if len(kept) == 1 else None
+
+
 def _choose(committed: frozenset[str], evidence: dict[str, Evidence]) -> str | None:
     """The one signature the reply commits to, if it does: the only one named, or the one with clearly the most
     support (clauses that name it, counting double where the clause commits: "it's …", "my bet …")."""
@@ -244,6 +435,8 @@ def _choose(committed: frozenset[str], evidence: dict[str, Evidence]) -> str | N
         return next(iter(committed))
     if not committed:
         return None
+    if all(evidence[s].first_offered and not evidence[s].asserted_in for s in committed):
+        return None  # "one reading is X — … the other reading is Y": both offered, neither called, whatever the length
     support = {s: len(evidence[s].clauses) + 2 * len(evidence[s].asserted_in) for s in committed}
     ranked = sorted(committed, key=lambda s: support[s], reverse=True)
     top, second = support[ranked[0]], support[ranked[1]]

@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass, field
 from typing import NamedTuple, cast
 
 from .phrases import Phrase
-from .polarity import ANECDOTE, HEDGE, HELD_WORDS, QUESTION_BACK, SAME_HERE, UNDECIDED, VERDICT_HELD, ClauseReading
+from .polarity import (
+    ANECDOTE,
+    HEDGE,
+    HELD_WORDS,
+    QUESTION_BACK,
+    SAME_HERE,
+    UNDECIDED,
+    VERDICT_HELD,
+    ClauseReading,
+    bare_hedge,
+    opens_condition,
+    sarcasm_tag,
+)
 from .rulebook import Engine, RulePart, correct, engine
 from .text import Clause, Token, clauses, clean
 
@@ -16,6 +29,8 @@ __all__ = ["Match", "Reply", "engine"]  # engine: `tracedrill serve` compiles th
 PARTS_PER_RUBRIC, CHECK_PART = 4, 1  # the rule book numbers each rubric's parts: signature, check, fix, wrong fix
 WINDOW_SLACK = 4  # a k-word phrase may spread over k + 4 words (stop words count), in any order
 _NEGATIONS = frozenset({"not", "no"})
+_TURN = re.compile(r"\W*(?:but|however|though|although|whereas|yet)\b")
+SHORT_CLAUSE = 2  # "looks as": a scrap the clause splitter leaves between a hedge and what it hedges
 
 
 class Match(NamedTuple):  # a tuple, not a frozen dataclass: a reply makes a dozen, and a tuple is made fastest
@@ -47,7 +62,7 @@ class Reply:
     hedged: bool
     undecided: bool = False  # says it will not commit: every mention is one possibility among several
     told: bool = False  # tells a story from another job without tying it to this trace ("we had this in 2022")
-    held: int = 0  # clauses before this one are held back: "… I'd want ncu on the top kernel before calling it clean"
+    held: int = 0  # this many first clauses are held back, the holding one too: "… I'd want ncu before calling it"
     found: list[list[Match]] = field(default_factory=list)  # every rubric part's matches, by part number
     readings: dict[int, ClauseReading] = field(default_factory=dict)  # per clause, made at its first match
 
@@ -59,7 +74,7 @@ class Reply:
         low = cleaned.lower()
         told = bool(ANECDOTE.search(low)) and not SAME_HERE.search(low)
         held = (
-            next((k for k, c in enumerate(read) if VERDICT_HELD.search(c.text)), 0)
+            next((k + 1 for k, c in enumerate(read) if VERDICT_HELD.search(c.text)), 0)
             if any(w in low for w in HELD_WORDS) and VERDICT_HELD.search(low)
             else 0
         )
@@ -134,8 +149,59 @@ class Reply:
                 self._list_lead(number),
                 number < self.held,
                 lead is not None and lead.text.endswith("?") and bool(QUESTION_BACK.search(lead.text)),
+                self._consequent(number),
+                self._hedged_by_lead(number),
+                "/s" in self.text and self._sarcastic(number),
             )
         return reading
+
+    def _sarcastic(self, number: int) -> bool:
+        """A later clause of the same sentence carries the sarcasm tag ("oh sure, it's a straggler, | that's why all
+        8 ranks look the same /s")."""
+        for clause in self.clauses[number:]:
+            if sarcasm_tag(clause):
+                return True
+            if clause.stop or self._turn_after(clause):
+                return False  # "I suspect a print(loss), but hey, maybe the GPU needs a break /s": the turn ends it
+        return False
+
+    def _turn_after(self, clause: Clause) -> bool:
+        """The clause is followed by a turn ("…, but …", "… though …")."""
+        at = self.text.find(clause.quote.lower())
+        tail = self.text[at + len(clause.quote) : at + len(clause.quote) + 12] if at >= 0 else ""
+        return bool(_TURN.match(tail))
+
+    def _hedged_by_lead(self, number: int) -> bool:
+        """A bare hedge leads this clause in its sentence ("I suspect — | though I'm not sure — | that the GEMMs are
+        bandwidth-bound"; "I might be wrong, | but it rather looks | as though …"), past at most one short clause."""
+        for k in (number - 1, number - 2):
+            if k < 0:
+                return False
+            lead = self.clauses[k]
+            if bare_hedge(lead):
+                return True
+            if lead.stop or len(lead.tokens) > SHORT_CLAUSE:
+                return False
+        return False
+
+    def _consequent(self, number: int) -> bool:
+        """The clause follows, in the same sentence, a condition that opened it ("if the bar is cudaMalloc, it's
+        the allocator → expandable_segments")."""
+        for k in range(number - 1, -1, -1):
+            lead = self.clauses[k]
+            if lead.stop and not self._arrow_after(lead):
+                return False
+            if opens_condition(lead):
+                return True
+        return False
+
+    def _arrow_after(self, clause: Clause) -> bool:
+        """An arrow ends this clause ("it's the overlap → restore bucketing"): the chain goes on with its sentence."""
+        if "→" not in self.text and "->" not in self.text:
+            return False
+        at = self.text.find(clause.quote.lower())
+        tail = self.text[at + len(clause.quote) : at + len(clause.quote) + 4] if at >= 0 else ""
+        return "→" in tail or "->" in tail
 
     def _list_lead(self, number: int) -> Clause | None:
         """The clause whose colon opened the list this clause is in, within the same sentence ("Two options: it's
@@ -173,12 +239,12 @@ class Reply:
             negated = reading.not_a_claim(start)
         if not negated and not check and reading.asks():
             negated = True  # "what's num_workers set to?" names and fixes nothing
-        alternative, conditional, tentative = reading.flags(naming)
+        alternative, hedged, tentative, conditional, soft = reading.flags()
         return Match(
             phrase,
             clause,
             not negated,
-            tentative,
+            (hedged or tentative) if naming else soft,
             tuple([tokens[k].word for k in words]),
             alternative,
             conditional,

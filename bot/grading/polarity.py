@@ -18,12 +18,19 @@ _NEGATION_BEFORE = re.compile(
     r"|\brul(?:e|ed|ing) out\b"
     r"|\bunlikely\b|\bdoubt\b|\bneither\b|\bagainst\b|\bnot a\b|\bisn'?t\b|\bexclud\w*|\breject\w*|\bdismiss\w*"
     r"|\bfirst (?:i )?(?:thought|guess\w*)|\bmy first (?:guess|reflex|instinct|thought|read|hunch|impression)\b"
-    r"|\bat first\b"
+    r"|\bat first\b|\bfirst (?:i )?(?:was )?think\w*|\bi was thinking\b"
+    r"|\b(?:was|were) (?:about|going) to (?:say|call|blame|go with)\b"
+    r"|\balmost (?:said|called|blamed|went with)\b|\bwould(?:'ve| have) (?:said|guessed|called|blamed)\b"
+    r"|\b(?:could|might|would)(?:'ve| have) been\b"  # "could've been a straggler, but every rank …"
     r"|\b(?:made|had|got) me (?:think\w*|suspect\w*|wonder\w*)|\btempting\b|\bwrong\b|\bthe alternative\b"
     r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b"
     r"|\b(?:looked|checked|asked myself) (?:at |into )?(?:whether|if)\b"  # "I looked at whether it's X, but …"
     r"|\b(?:someone|somebody|people|others)(?: \w+)? (?:said|says|suggested|claimed|thought|blamed)\b)"
     r"(?:[^\w.;,→]+(?!or\b|and\b|nor\b)[\w'-]+){0,4}[^\w.;,→]*$"  # ≤ 4 words between negation and match, no "or"
+    # "this isn't launch-bound or a host sync": one denial over both
+    r"|(?:\b(?:isn'?t|is not|aren'?t|are not|wasn'?t|was not|neither)|\b(?:it'?s|that'?s|this is|it is) not)"
+    r"\s+(?:a |an |the )?[\w-]+(?:\s[\w-]+)?\s+(?:or|nor)\s+"
+    r"(?:a |an |the )?$"
 )
 _EXONERATED_AFTER = re.compile(
     r"^[^.;]{0,25}?(?:\b(?:is|are|was|looks?|seems?|appears?)\s+(?:fine|ok|okay|good|normal|innocent|irrelevant|"
@@ -52,11 +59,13 @@ _FIX_CONTEXT_BEFORE = re.compile(
 # A diagnosis named as the object of a measurement ("count the cudaStreamSynchronize calls") is not a claim.
 _MEASURE_CONTEXT_BEFORE = re.compile(
     r"\b(?:count|counting|grep|look for|looking for|search for|check for|find|above each|measure|plot|correlate|compare"
-    r"|how many|number of|(?:check|see|test|verify|confirm|tell)(?:ing)? (?:whether|if))\b[^.;]{0,20}$"
+    r"|how many|number of|(?:check|see|test|verify|confirm|tell)(?:ing)? (?:whether|if))\b[^.;]{0,20}$|\bhow\s+$"
     # "cuda_api_sum for launches, memory_stats for the allocator": a tool and what it would catch
     r"|\b(?:memorystats|memorysnapshot|ncu|nsys|mfu|hta|dcgm|nvidiasmi|syncdebugmode|withstack|cudaapisum"
     r"|cudagpukernsum|kernelsum|allocretries|torchdistributeddebug|busbw)"
     r"\s+(?:for|to (?:check|find|catch|rule out|spot))\s+(?:the |a |any )?$"
+    # "per-rank times for stragglers", "clocks for throttling": a measurement and what it would catch
+    r"|\b(?:times?|timings?|counts?|clocks?|traces?|stats|metrics|numbers|checks?) for (?:the |a |any )?$"
 )
 _NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
 _NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|it)\b")
@@ -66,7 +75,7 @@ _HEDGE_PATTERN = re.compile(
     r"|prove|measure|verify|remedy|do about))"
     # "maybe 15%", "perhaps a third of the step": an estimate of a number, not a doubt
     r"|(?:maybe|possibly|perhaps)(?! ?[~≈]? ?\d| (?:a |one )?(?:third|half|quarter|fifth|tenth|twice|double)\b)"
-    r"|might be|could be"
+    r"|(?:might|could) (?:also |just |well |easily )?be"
     r"|hard to (?:say|tell)"
     r"|can'?t tell|i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|some kind of"
     r"|one of(?! (?:the |our |them\b)?(?:ranks?|gpus?|nodes?|workers?|cards?|boxes|hosts?|devices?)\b))\b"
@@ -113,18 +122,25 @@ _ALTERNATIVE = re.compile(
     r"|\b(?:could|might|may) (?:also |just )?be\b.*\b(?:could|might|may) (?:also |just )?be\b"  # could be X, could be Y
     r"|\b(?:can'?t|cannot|hard to|too early to) (?:tell|say|decide|distinguish)\b"
     r"|\bone of (?:the|those|these) (?:two|three|few|several|options|candidates|possibilities)\b"
-    r"|\b(?:not sure|unsure) (?:if|whether|which)\b|\bdepends (?:on )?which\b|\bor\b[^.;]{0,60}\?\s*$|\bwhich is it\b"
+    r"|\b(?:not sure|unsure|(?:don'?t|do not|dunno) know) (?:if|whether|which)\b|\bdunno (?:if|whether|which)\b"
+    r"|\bdepends (?:on )?which\b|\bdepending on\b[^.;]{0,80}\bor\b"
+    r"|\bor\b[^.;]{0,60}\?\s*$|\bwhich is it\b"
     r"|\bsometimes (?:it'?s|it is|that'?s)\b[^.;]{0,80}\bsometimes\b"  # "sometimes it's X, sometimes Y"
     # a cause offered as what happens in general, one of a family: "in some jobs it's X", "occasionally the host …",
     # "the second suspect is …", "the same picture fits X, Y and Z"
     r"|\b(?:in (?:some|other|many|a few) (?:jobs|cases|runs|setups|traces|workloads)"
     r"|sometimes (?:it'?s|it is|the|a|you)|occasionally|other times)\b"
     r"|\bthe (?:first|second|third|fourth|fifth|next|last|other) (?:family|suspect|candidate|possibility|option|story"
-    r"|hypothesis|culprit|kind|class|usual suspect)\b"
+    r"|hypothesis|culprit|kind|class|usual suspect|reading|explanation|theory|interpretation)\b"
+    r"|^\W*(?:one|a first) (?:reading|explanation|theory|interpretation|possibility|option|hypothesis)"
+    r" (?:is|would be)\b"
     r"|\b(?:and|then) the (?:second|third|fourth|fifth|last) (?:is|one)\b"
     r"|\banother (?:possibility|candidate|suspect|option|explanation|culprit)\b"
     r"|\b(?:picture|shape|pattern|symptom|trace|this) (?:also |equally )?(?:fits|matches)\b[^.;]{0,80}\b(?:and|or)\b"
-    r"|\bcan (?:also )?be\b[^.;]{0,80}\bor\b"
+    r"|\bcan (?:also )?be\b[^.;]{0,80}\bor\b|^\W*or (?:maybe|perhaps|possibly|else|it could|could|might)\b"
+    # "a busy timeline can hide X, Y or Z": causes a symptom may have in general, offered as a family
+    r"|\b(?:can|could|might|may|often|usually) (?:also )?(?:hide|mask|mean|come from|be caused by|be down to)\b"
+    r"[^.;]{0,100}\bor\b"
     r"|\bor\b[^.;]*\bor\b"  # X or Y or Z
 )
 # "X, Y or Z": a pattern of its own (it starts at any letter: inside the alternation above it made it 5× slower),
@@ -132,8 +148,8 @@ _ALTERNATIVE = re.compile(
 _LISTED_OPTIONS = re.compile(r"\w(?:,\s*[\w./()-]+(?:\s+[\w./()-]+){0,2}){1,},?\s+or\s+\w")
 # Words _ALTERNATIVE cannot match without (a quick test first: most clauses hold none of them).
 _ALTERNATIVE_HINT = re.compile(
-    r"\b(?:either|could|might|may|or|weigh\w*|can'?t|cannot|hard|too early|one|not sure|unsure|depends|which"
-    r"|sometimes|some|other|occasionally|first|second|third|fourth|fifth|next|last|another|fits|matches|can)\b"
+    r"\b(?:either|could|might|may|or|weigh\w*|can'?t|cannot|hard|too early|one|not sure|unsure|depends|which|know"
+    r"|sometimes|some|other|occasionally|depending|first|second|third|fourth|fifth|next|last|another|fits|matches|can)\b"
 )
 _CONDITION_WORDS = ("if", "when", "unless", "whether", "assuming", "in case")
 # A condition: "if it's X, do A". With several diagnoses in play it offers X as one branch; with one, it is how the
@@ -141,7 +157,42 @@ _CONDITION_WORDS = ("if", "when", "unless", "whether", "assuming", "in case")
 # time you get 3 TB/s" describes how to run a check, not a branch ("if you see one all-reduce, …" still is one).
 _CONDITION = re.compile(
     r"^\W*(?:if|when|unless|whether|assuming|in case)\b(?! (?:you|we) (?!see\b|find\b|get\b))"
-    r"|\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b"
+    # ("I don't know if it's the network or a slow rank" asks; it sets no condition)
+    r"|(?<!know )(?<!sure )(?<!tell )(?<!wonder )\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b"
+)
+# A condition that opens a sentence makes what follows in it a branch too: "If the API bar is cudaMalloc, it's the
+# allocator" ("if I had to pick, it's X" and "if you look closely, …" commit).
+_CONDITION_LEAD = re.compile(
+    r"^\W*(?:unless (?!i\b|i'?m\b|i am\b)"
+    r"|(?:if|assuming)\b(?! (?:i|you|we) (?:had|have|must|were|look|zoom|ask|squint)\b"
+    r"|(?: \w+)? (?:forced|pushed|anything|pressed)\b))"
+)
+
+
+def sarcasm_tag(clause: Clause) -> bool:
+    return "/s" in clause.text and bool(_SARCASM.search(clause.text))
+
+
+def bare_hedge(clause: Clause) -> bool:
+    """The clause is nothing but a hedge on what follows it in the sentence ("I suspect —", "I might be wrong, but")."""
+    return not clause.stop and bool(_HEDGE_LEAD.search(clause.text))
+
+
+def opens_condition(clause: Clause) -> bool:
+    """The clause opens a sentence's condition: what follows in that sentence is its consequent."""
+    return (
+        not clause.stop
+        and any(w in clause.text for w in ("if", "unless", "assuming"))
+        and bool(_CONDITION_LEAD.search(clause.text))
+    )
+
+
+# A clause that is nothing but a hedge ("I suspect", "though I'm not sure", "I might be wrong"): it hedges the next.
+_HEDGE_LEAD = re.compile(
+    r"^\W*(?:(?:though|although|but|and|so|well|um|uh)\W+)*(?:i )?(?:suspect|think|guess|believe|reckon"
+    r"|(?:i'?m |i am )?(?:not (?:sure|certain|100 ?%|entirely sure|positive)|unsure)"
+    r"|(?:i )?(?:might|could|may) be wrong|my guess is|(?:i )?can'?t be (?:sure|certain)|hard to say"
+    r"|don'?t quote me|probably|maybe|perhaps|possibly)\W*$"
 )
 # A clause that introduces a list of checks ("Before touching anything I'd check:", "To confirm:").
 _LEADS_INTO_CHECKS = re.compile(
@@ -151,8 +202,9 @@ _LEADS_INTO_CHECKS = re.compile(
 # is offered as possibilities, for the reply to rule in or out.
 _LEADS_INTO_CANDIDATES = re.compile(
     r"\b(?:suspects|candidates|possibilities|hypotheses|explanations|culprits|the following|could be anything"
-    r"|shortlist|guesses)\W*$"
+    r"|shortlist|guesses|rule in|rule out|(?:things|what) (?:i'?d|to|we should) (?:consider|weigh|suspect))\W*$"
     r"|\b(?:two|three|four|five|several|a few|\d) (?:things|options|causes|stories|readings|possibilities|hypotheses"
+    r"|ideas|theories|contenders"
     r"|candidates|suspects|explanations)\b[^.;]*$"
     r"|\b(?:weighed|considered|suspected|see|saw|can think of) (?:two|three|four|several|a few) (?:things|options)"
     r"\b[^.;]*$"
@@ -184,6 +236,15 @@ QUESTION_BACK = re.compile(
     r"|^\W*(?:is|are|was|were) [^?]{0,60}\b(?:on|off|enabled|disabled|set|default|installed|available|supported)\b"
     r"[^?]*\?\s*$"
 )
+_YES = re.compile(r"\W*(?:yes|yep|yeah|yup|correct|exactly|indeed)\b")
+_SUGGESTS = re.compile(r"^\W*(?:should|shall) (?:we|i)\b")
+
+
+def _asking(text: str) -> bool:
+    """A question that asks for something or proposes a step, not one more candidate."""
+    return bool(QUESTION_BACK.search(text) or _SUGGESTS.search(text))
+
+
 # A question that asks nothing: "why is rank 4 slow?" presumes it; "see those cudaMalloc bars?" points at them.
 RHETORICAL = re.compile(
     r"^\W*(?:so |and |but )?(?:why\b|(?:see|notice|spot|you see) (?:those|these|that|the|how)\b)[^?]*\?\s*$"
@@ -227,10 +288,11 @@ SAME_HERE = re.compile(
 )
 # A later clause holds the verdict back: "… is bandwidth-bound — I'd want the roofline before betting on it".
 VERDICT_HELD = re.compile(
-    r"\bbefore (?:betting|committing|calling it|concluding|i'?d commit|i bet)\b"
+    r"\bbefore (?:betting|committing|calling it|concluding|i'?d commit|i'?d bet|i bet|i'?d call it)\b"
     r"(?! to (?:a |the |any )?(?:change|fix|remedy|solution))"
     # "… not sure it's the cause though", "I wouldn't commit without ncu"
-    r"|\b(?:wouldn'?t|won'?t|can'?t|don'?t want to) (?:commit|call it|be sure)\b[^.;]{0,20}\b(?:without|until|before)\b"
+    r"|\b(?:wouldn'?t|won'?t|can'?t|don'?t want to|would not|will not|cannot|do not want to) (?:commit|call it|be sure)"
+    r"\b[^.;]{0,30}\b(?:without|until|before)\b"
     r"|\bnot (?:sure|certain|convinced) (?:it'?s|that'?s|this is|it is) (?:the (?:cause|culprit|root cause|problem"
     r"|whole story)|it|right)\b"
 )
@@ -238,6 +300,16 @@ VERDICT_HELD = re.compile(
 HELD_WORDS = ("before", "without", "until", "not sure", "not certain", "not convinced")
 # A sarcasm tag: the clause it closes says the opposite of what it claims.
 _SARCASM = Gated(re.compile(r"(?:^|\s)/s\b"))
+# The reply takes back what it said so far: "memory bound? … no wait, …", "ok actually I pulled the other ranks",
+# "scratch that", "edit:", "Sync stall? No: the API is cudaMalloc". What it names after the mark is its answer.
+SELF_CORRECTION = re.compile(
+    r"(?:^|[.!?;\n]\s*|,\s*|\s[-–—]+\s*)(?:(?:hmm+|um+|uh+|oh|oops|so|and|nah|no|ok|okay)\W+)?"
+    r"(?:(?:no,? wait|wait,? no|wait,? actually|scratch that|strike that|forget (?:that|what i said)"
+    r"|ignore (?:that|the above|what i said)|on second thoughts?|actually,? no|nvm|never ?mind"
+    r"|i take (?:that|it) back|(?:ok|okay),? actually)\b|(?:edit|update|correction)\s*\d?\s*:)"
+    r"|\?\s*(?:no|nope|nah)\b(?!\s+(?:gaps?|idle|sign|idea|clue|one|rank|way)\b)"
+)
+
 # The reply says outright that it does not commit.
 _UNDECIDED_PATTERN = re.compile(
     r"\b(?:(?:not|won'?t|can'?t|don'?t want to) (?:commit|decide|choose|pick)|which is it|"
@@ -250,7 +322,7 @@ UNDECIDED = Gated(_UNDECIDED_PATTERN)  # searched only in a clause holding one o
 # Words one of the polarity patterns above needs (a superset): a clause without any skips those patterns.
 _NEGATION_KEYWORD = re.compile(
     r"\b(?:not|no|zero|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
-    r"|dismiss\w*|first|made|had|got|tempting|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
+    r"|dismiss\w*|first|about|going|almost|would|been|thinking|made|had|got|tempting|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
     r"|looked|checked|asked"
     r"|claimed|blamed)\b|n't\b"
 )
@@ -264,8 +336,11 @@ _CONTEXT_KEYWORD = re.compile(
     r"|shav\w*|reduc\w*|hid\w*|amorti[sz]e|lower\w*|count\w*|grep|look\w* for|search for|check for|find"
     r"|above each|measure|plot|correlate|compare|how many|number of|whether|if|memorystats|memorysnapshot|ncu|nsys"
     r"|mfu|hta|dcgm|nvidiasmi|syncdebugmode|withstack|cudaapisum|cudagpukernsum|kernelsum|allocretries"
-    r"|torchdistributeddebug|busbw)\b"
+    r"|torchdistributeddebug|busbw|times?|timings?|clocks?|traces?|stats|metrics|numbers|checks?)\b"
 )
+
+Flags = tuple[bool, bool, bool, bool, bool]  # (offers alternatives, hedged, tentative, conditional, soft remedy)
+# hedged: a diagnosis here is hedged (alternatives included); soft: a check or fix here is offered without conviction
 
 
 _DENIED_WORDS = ("not", "no", "none", "out", "luck", "apply")  # one of these is in every DENIED_BY_NEXT match
@@ -278,14 +353,14 @@ class ClauseReading:
     __slots__ = (
         "_after",
         "_after_text",
-        "_alternative",
+        "_answered",
         "_asks",
         "_before",
-        "_conditional",
+        "_consequent",
         "_context",
         "_denied",
-        "_diagnosis_tentative",
-        "_hedged",
+        "_flags",
+        "_hedged_by_lead",
         "_hedged_by_next",
         "_held_by_next",
         "_inside",
@@ -294,8 +369,7 @@ class ClauseReading:
         "_lead_lists_checks",
         "_naming_keywords",
         "_question_run",
-        "_question_run",
-        "_soft_remedy",
+        "_sarcastic",
         "_story",
         "text",
         "undecided",
@@ -311,6 +385,9 @@ class ClauseReading:
         list_lead: Clause | None = None,
         held: bool = False,
         asked_before: bool = False,
+        consequent: bool = False,
+        hedged_by_lead: bool = False,
+        sarcastic: bool = False,
     ) -> None:
         self.text = clause.text
         self._story = told and bool(ANECDOTE.search(clause.text))  # a past job, not this trace
@@ -319,16 +396,24 @@ class ClauseReading:
         head = after[:48]
         self._denied: bool | None = None if any(w in head for w in _DENIED_WORDS) else False
         self._after_text = head
+        self._answered = clause.text.endswith("?") and bool(_YES.match(after))
         # a question back, or a question that carries one on ("what's the DDP config? bucket size, how many gpus?")
         self._asks = clause.text.endswith("?") and (asked_before or bool(QUESTION_BACK.search(clause.text)))
         # "prefill HOL blocking? KV preemption? launch-bound decode?": a run of questions offers alternatives
+        # ("maybe HOL blocking? can you pull the request log?" offers one candidate and asks for something)
         self._question_run = clause.text.endswith("?") and (
-            (lead is not None and lead.text.endswith("?")) or after.endswith("?")
+            (lead is not None and lead.text.endswith("?") and not _asking(lead.text))
+            or (after.endswith("?") and not _asking(after))
         )
         self._hedged_by_next = any(w in head for w in _HEDGED_WORDS) and bool(HEDGED_BY_NEXT.search(after))
         self._held_by_next = held  # a later clause holds the verdict back ("… before calling it clean")
         self.undecided = undecided  # the whole reply refuses to commit
         self._lead_lists_checks = lead is not None and lead.colon and bool(_LEADS_INTO_CHECKS.search(lead.text))
+        self._consequent = consequent  # "if it's cudaMalloc, | it's the allocator → | expandable_segments"
+        self._hedged_by_lead = hedged_by_lead
+        self._sarcastic = (
+            sarcastic  # the sentence it is in ends with a sarcasm tag ("oh sure, it's X, that's why … /s")
+        )
         self._lead_lists_candidates = list_lead is not None and bool(_LEADS_INTO_CANDIDATES.search(list_lead.text))
         text = self.text
         # (negation, exoneration): whether the clause holds a word the pattern needs; the fix/check context and the
@@ -339,11 +424,7 @@ class ClauseReading:
         self._after: dict[int, bool] = {}
         self._inside: dict[tuple[int, int], bool] = {}
         self._context: dict[int, bool] = {}
-        self._alternative: bool | None = None
-        self._conditional: bool | None = None
-        self._hedged: bool | None = None
-        self._diagnosis_tentative: bool | None = None
-        self._soft_remedy: bool | None = None
+        self._flags: Flags | None = None
 
     def negated(self, start: int, end: int, negative_rule: bool) -> bool:
         """The words at text[start:end] are denied, exonerated or rejected ("not X", "X is fine", "rule out X")."""
@@ -374,15 +455,13 @@ class ClauseReading:
             self._naming_keywords = (bool(_CONTEXT_KEYWORD.search(self.text)), bool(_SARCASM.search(self.text)))
         if self._naming_keywords[0] and self._in_context(start):
             return True
-        return self._naming_keywords[1]  # "sure, it's totally the network /s" claims the opposite
+        # "sure, it's totally the network /s" claims the opposite, and so does its whole sentence
+        return self._naming_keywords[1] or self._sarcastic
 
-    def flags(self, naming: bool) -> tuple[bool, bool, bool]:
-        """(offers alternatives, conditional, tentative): for a diagnosis named here, tentative is hedged (alternatives
-        included) or tentative; for a check or a fix, offered without conviction. Each pattern runs once, and only
-        when its answer is needed (a clause with only checks and fixes never reads the diagnosis marks)."""
-        if self._alternative is None:
+    def flags(self) -> Flags:
+        if self._flags is None:
             text = self.text
-            self._alternative = (
+            alternative = (
                 self.undecided
                 or self._lead_lists_candidates
                 or self._question_run
@@ -391,41 +470,26 @@ class ClauseReading:
                     and (_ALTERNATIVE.search(text) or ("," in text and "or" in text and _LISTED_OPTIONS.search(text)))
                 )
             )
-            self._conditional = any(w in text for w in _CONDITION_WORDS) and bool(_CONDITION.search(text))
-        return self._alternative, bool(self._conditional), self._tentative() if naming else self._soft()
-
-    def _asked(self) -> str:
-        """The clause as a hedge reads it: "why is rank 4 slow?" presumes it is, so its question mark hedges nothing."""
-        text = self.text
-        rhetorical = text.endswith("?") and any(w in text for w in _RHETORICAL_WORDS) and RHETORICAL.search(text)
-        return text[:-1] if rhetorical else text
-
-    def _hedge(self) -> bool:
-        if self._hedged is None:
-            self._hedged = bool(HEDGE.search(self._asked()))  # _REMEDY_HEDGE holds a subset of HEDGE's marks
-        return self._hedged
-
-    def _tentative(self) -> bool:
-        if self._diagnosis_tentative is None:
-            self._diagnosis_tentative = (
-                bool(self._alternative)
-                or self._hedge()
-                or self._hedged_by_next
+            # "why is rank 4 slow?" presumes it is
+            rhetorical = text.endswith("?") and any(w in text for w in _RHETORICAL_WORDS) and RHETORICAL.search(text)
+            # "is one rank late? | yes: …" asks what it answers at once
+            asked = text[:-1] if rhetorical or self._answered else text
+            hedge = bool(HEDGE.search(asked))  # _REMEDY_HEDGE holds a subset of HEDGE's marks
+            self._flags = (
+                alternative,
+                alternative or hedge,
+                self._hedged_by_next
+                or self._hedged_by_lead
                 or self._held_by_next
                 or self._story
-                or bool(_TENTATIVE.search(self.text))
-            )
-        return self._diagnosis_tentative
-
-    def _soft(self) -> bool:
-        if self._soft_remedy is None:
-            self._soft_remedy = (
+                or bool(_TENTATIVE.search(text)),
+                self._consequent or (any(w in text for w in _CONDITION_WORDS) and bool(_CONDITION.search(text))),
                 self._story
                 or self._hedged_by_next
-                or bool(_SOFT_REMEDY.search(self.text))
-                or (self._hedge() and bool(_REMEDY_HEDGE.search(self._asked())))
+                or bool(_SOFT_REMEDY.search(text))
+                or (hedge and bool(_REMEDY_HEDGE.search(asked))),
             )
-        return self._soft_remedy
+        return self._flags
 
     # the patterns look at most a few words back or ahead: a bounded slice keeps long clauses cheap
     def _negation_before(self, start: int) -> bool:

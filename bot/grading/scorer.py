@@ -67,8 +67,11 @@ def _scored(
 ) -> Grade:
     rubric = target.rubric
     sig_part = _signature_part(signature, rubric, claims, reply.hedged)
-    meas_part = _plain_part(reply.find(target.measurement), rubric.measurement.hint, claims.several)
-    fix_part = _fix_part(reply.find(target.fix), reply.find(target.wrong_fix), rubric.fix.hint, claims.several)
+    # "either X or something else; if it's X, check A": a diagnosis offered as one possibility makes its checks and
+    # fixes branches, whether or not the other possibility is one of the ten
+    several = claims.several or claims.undecided > 0
+    meas_part = _plain_part(reply.find(target.measurement), rubric.measurement.hint, several)
+    fix_part = _fix_part(reply.find(target.fix), reply.find(target.wrong_fix), rubric.fix.hint, several)
     earned = (
         PART_WEIGHTS["signature"] * sig_part.credit
         + PART_WEIGHTS["measurement"] * meas_part.credit
@@ -114,6 +117,9 @@ def _level(signature: str, hint: str, claims: Claims, hedged: bool) -> PartResul
     others = ", ".join(sorted(others_named))
     if hedged:
         return PartResult(0.0, quote, hint, f"hedged between this and {others} without committing")
+    if not evidence[signature].decided:
+        # "malloc? sync? nccl?": offered only as one candidate among others, it was never put forward
+        return PartResult(0.0, quote, hint, "offered as one of several possibilities; commit to one")
     if all(evidence[signature].first_at < evidence[s].first_at for s in others_named):
         # Level support and no hedge: the reply leads with its diagnosis; later mentions are side remarks.
         return PartResult(1.0, quote, hint, f"also mentions {others}")
