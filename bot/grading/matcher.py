@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass, field
 from typing import NamedTuple, cast
 
 from .phrases import Phrase
-from .polarity import ANECDOTE, HEDGE, HELD_WORDS, QUESTION_BACK, SAME_HERE, UNDECIDED, VERDICT_HELD, ClauseReading
+from .polarity import (
+    ANECDOTE,
+    HEDGE,
+    HELD_WORDS,
+    QUESTION_BACK,
+    SAME_HERE,
+    SARCASM,
+    UNDECIDED,
+    VERDICT_HELD,
+    ClauseReading,
+)
 from .rulebook import Engine, RulePart, correct, engine
 from .text import Clause, Token, clauses, clean
 
@@ -16,6 +27,7 @@ __all__ = ["Match", "Reply", "engine"]  # engine: `tracedrill serve` compiles th
 PARTS_PER_RUBRIC, CHECK_PART = 4, 1  # the rule book numbers each rubric's parts: signature, check, fix, wrong fix
 WINDOW_SLACK = 4  # a k-word phrase may spread over k + 4 words (stop words count), in any order
 _NEGATIONS = frozenset({"not", "no"})
+_TURN_BEFORE = re.compile(r"\b(?:but|however|although|though|whereas|instead|actually|rather)\W*$")
 
 
 class Match(NamedTuple):  # a tuple, not a frozen dataclass: a reply makes a dozen, and a tuple is made fastest
@@ -47,6 +59,7 @@ class Reply:
     hedged: bool
     undecided: bool = False  # says it will not commit: every mention is one possibility among several
     told: bool = False  # tells a story from another job without tying it to this trace ("we had this in 2022")
+    stated: bool = True  # some clause is not a question
     held: int = 0  # clauses before this one are held back: "… I'd want ncu on the top kernel before calling it clean"
     found: list[list[Match]] = field(default_factory=list)  # every rubric part's matches, by part number
     readings: dict[int, ClauseReading] = field(default_factory=dict)  # per clause, made at its first match
@@ -70,6 +83,7 @@ class Reply:
             bool(HEDGE.search(low)),
             bool(UNDECIDED.search(low)),
             told,
+            any(not c.text.endswith("?") for c in read),
             held,
         )
 
@@ -134,8 +148,24 @@ class Reply:
                 self._list_lead(number),
                 number < self.held,
                 lead is not None and lead.text.endswith("?") and bool(QUESTION_BACK.search(lead.text)),
+                self.stated,
+                "/s" in self.text and self._sarcastic_sentence(number),
             )
         return reading
+
+    def _sarcastic_sentence(self, number: int) -> bool:
+        """A later clause of this clause's sentence ends in a /s tag."""
+        if self.clauses[number].stop:
+            return False
+        for clause in self.clauses[number + 1 :]:
+            at = self.text.find(clause.quote.lower())
+            if at > 0 and _TURN_BEFORE.search(self.text, max(0, at - 12), at):
+                return False  # "I suspect X, but hey, maybe the GPU needs a break /s": the tag mocks the turn only
+            if SARCASM.search(clause.text):
+                return True
+            if clause.stop:
+                return False
+        return False
 
     def _list_lead(self, number: int) -> Clause | None:
         """The clause whose colon opened the list this clause is in, within the same sentence ("Two options: it's
@@ -178,7 +208,7 @@ class Reply:
             phrase,
             clause,
             not negated,
-            (hedged or tentative) if naming else soft,
+            (hedged or tentative) if naming else (reading.check_soft() if check else soft),
             tuple([tokens[k].word for k in words]),
             alternative,
             conditional,

@@ -93,7 +93,8 @@ _TENTATIVE = re.compile(
 # but it does not make a diagnosis in the same clause tentative.
 _SOFT_REMEDY = re.compile(
     r"\b(?:might|could|may|should) (?:help|work|fix it|be worth)|\b(?:could|might|maybe|perhaps) try\b"
-    r"|\bworth (?:a )?try|\bworth trying\b|\bnot sure (?:it|that|this) (?:helps|works|will)|\bi'?d try\b.*\bsee\b"
+    r"|\bworth (?:a )?try|\bworth trying\b|\b(?:probably|maybe|might be) worth\b"
+    r"|\bnot sure (?:it|that|this) (?:helps|works|will)|\bi'?d try\b.*\bsee\b"
     r"|\bsee if (?:it|that) helps\b|\bi guess\b|\bi think\W*$|\bmaybe\b|\bperhaps\b|\b(?:might|could) consider\b"
     r"|\bmay (?:mitigate|help|be (?:informative|useful|worth|helpful))\b|\bwith some reservation|\bhesitat\w*"
     r"|\bprobably (?:nothing|not|none)\b"
@@ -234,6 +235,7 @@ VERDICT_HELD = re.compile(
 HELD_WORDS = ("before", "without", "until", "not sure", "not certain", "not convinced")
 # A sarcasm tag: the clause it closes says the opposite of what it claims.
 _SARCASM = re.compile(r"(?:^|\s)/s\b")
+SARCASM = _SARCASM
 # The reply says outright that it does not commit.
 UNDECIDED = re.compile(
     r"\b(?:(?:not|won'?t|can'?t|don'?t want to) (?:commit|decide|choose|pick)|which is it|"
@@ -290,6 +292,8 @@ class ClauseReading:
         "_naming_keywords",
         "_question_run",
         "_question_run",
+        "_sarcastic",
+        "_stated",
         "_story",
         "text",
         "undecided",
@@ -305,8 +309,12 @@ class ClauseReading:
         list_lead: Clause | None = None,
         held: bool = False,
         asked_before: bool = False,
+        stated: bool = True,
+        sarcastic: bool = False,
     ) -> None:
         self.text = clause.text
+        self._sarcastic = sarcastic  # a later clause of the same sentence closes it with a /s tag
+        self._stated = stated  # the reply says something besides questions
         self._story = told and bool(ANECDOTE.search(clause.text))  # a past job, not this trace
         # the next clause is read only at its start, and only when it holds a word its patterns need
         after = follow.text if follow is not None else ""
@@ -364,7 +372,9 @@ class ClauseReading:
             self._naming_keywords = (bool(_CONTEXT_KEYWORD.search(self.text)), bool(_SARCASM.search(self.text)))
         if self._naming_keywords[0] and self._in_context(start):
             return True
-        return self._naming_keywords[1]  # "sure, it's totally the network /s" claims the opposite
+        # "sure, it's totally the network /s" claims the opposite; so does "oh sure, rank 0 is a straggler, that's why
+        # every rank looks the same /s", the tag closing a later clause of the sentence
+        return self._naming_keywords[1] or self._sarcastic
 
     def flags(self) -> Flags:
         if self._flags is None:
@@ -393,6 +403,17 @@ class ClauseReading:
                 or (hedge and bool(_REMEDY_HEDGE.search(asked))),
             )
         return self._flags
+
+    def check_soft(self) -> bool:
+        """A check here is offered without conviction. In a reply that also states something, asking for a check
+        ("can you grab nvidia-smi clocks on every node?", "what's DRAM throughput in ncu?") proposes it: the
+        question mark alone does not soften a check, as it softens a fix ("have you tried torch.compile?"). A reply
+        made only of questions offers its checks as questions."""
+        soft = self.flags()[4]
+        if not soft or not self._stated or not self.text.endswith("?") or self._story or self._hedged_by_next:
+            return soft
+        bare = self.text.rstrip("?").rstrip()
+        return bool(_SOFT_REMEDY.search(bare) or (HEDGE.search(bare) and _REMEDY_HEDGE.search(bare)))
 
     # the patterns look at most a few words back or ahead: a bounded slice keeps long clauses cheap
     def _negation_before(self, start: int) -> bool:
