@@ -18,7 +18,8 @@ _NEGATION_BEFORE = re.compile(
     r"|\bunlikely\b|\bdoubt\b|\bneither\b|\bagainst\b|\bnot a\b|\bisn'?t\b|\bexclud\w*|\breject\w*|\bdismiss\w*"
     r"|\bfirst (?:i )?(?:thought|guess\w*)|\bmy first (?:guess|reflex|instinct|thought|read|hunch|impression)\b"
     r"|\bat first\b"
-    r"|\b(?:made|had|got) me (?:think\w*|suspect\w*|wonder\w*)|\btempting\b|\bwrong\b|\bthe alternative\b"
+    r"|\b(?:made|had|got) me (?:think\w*|suspect\w*|wonder\w*)|\btempting\b|\bthe alternative\b"
+    r"|(?<!nothing )(?<!nothing's )(?<!nothings )(?<!nothing is )\bwrong\b"  # "nothing wrong in …" denies nothing
     r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b"
     r"|\b(?:looked|checked|asked myself) (?:at |into )?(?:whether|if)\b"  # "I looked at whether it's X, but …"
     r"|\b(?:someone|somebody|people|others)(?: \w+)? (?:said|says|suggested|claimed|thought|blamed)\b)"
@@ -372,8 +373,14 @@ class ClauseReading:
             self._naming_keywords = (bool(_CONTEXT_KEYWORD.search(self.text)), bool(_SARCASM.search(self.text)))
         if self._naming_keywords[0] and self._in_context(start):
             return True
-        # "sure, it's totally the network /s" claims the opposite; so does "oh sure, rank 0 is a straggler, that's why
-        # every rank looks the same /s", the tag closing a later clause of the sentence
+        return self.mocked()
+
+    def mocked(self) -> bool:
+        """Said in sarcasm: "sure, it's totally the network /s" claims the opposite, "let's add CUDA graphs /s"
+        rejects the fix; so does "oh sure, rank 0 is a straggler, that's why every rank looks the same /s", the tag
+        closing a later clause of the sentence."""
+        if self._naming_keywords is None:
+            self._naming_keywords = (bool(_CONTEXT_KEYWORD.search(self.text)), bool(_SARCASM.search(self.text)))
         return self._naming_keywords[1] or self._sarcastic
 
     def flags(self) -> Flags:
