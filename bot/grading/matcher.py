@@ -198,7 +198,7 @@ class Reply:
             ("not" in self.index[number] or "no" in self.index[number])
             and any(tokens[k].stem in _NEGATIONS for k in chosen)
         )
-        negated = reading.negated(start, tokens[words[-1]].end, says_not)
+        negated = reading.negated(start, tokens[words[-1]].end, says_not, check)
         if naming and not negated:
             negated = reading.not_a_claim(start)
         elif not negated and "/s" in self.text:

@@ -42,6 +42,11 @@ _EXONERATED_AFTER = re.compile(
     r"|cargo[\s-]cult)\b"
     r"|^[^.;]{0,45}?\bto rule (?:that|it|this) out\b"
 )
+# A check's reading called fine ("MFU 52%, which is fine", "overhead ~2% is normal"): a result, not a rejection.
+_READING_FINE_AFTER = re.compile(
+    r"^[^.;]{0,25}?(?:\d|\bwhich\b)[^.;]{0,20}?\b(?:is|are|was|looks?|seems?)\s+"
+    r"(?:fine|ok|okay|good|normal|healthy|reasonable|expected)\b"
+)
 # A diagnosis named inside a fix ("remove the torch.cuda.synchronize() before the all-reduce") is not a claim.
 _FIX_CONTEXT_BEFORE = re.compile(
     r"\b(?:remove|removing|drop|dropping|avoid|avoiding|get rid of|eliminate|delete|take out|stop calling|no more"
@@ -96,7 +101,8 @@ _SOFT_REMEDY = re.compile(
     r"\b(?:might|could|may|should) (?:help|work|fix it|be worth)|\b(?:could|might|maybe|perhaps) try\b"
     r"|\bworth (?:a )?try|\bworth trying\b|\b(?:probably|maybe|might be) worth\b"
     r"|\bnot sure (?:it|that|this) (?:helps|works|will)|\bi'?d try\b.*\bsee\b"
-    r"|\bsee if (?:it|that) helps\b|\bi guess\b|\bi think\W*$|\bmaybe\b|\bperhaps\b|\b(?:might|could) consider\b"
+    r"|\bsee if (?:it|that) helps\b|\bi guess\b|\bi think\W*$|\b(?:might|could) consider\b"
+    r"|\b(?:maybe|perhaps)\b(?! ?[~≈]? ?\d)"  # "maybe 55-60%" estimates a number
     r"|\bmay (?:mitigate|help|be (?:informative|useful|worth|helpful))\b|\bwith some reservation|\bhesitat\w*"
     r"|\bprobably (?:nothing|not|none)\b"
     r"|\b(?:i'?d|i would|we'?d|we could|you could|you might) (?:probably|likely|maybe|perhaps)\b"
@@ -344,7 +350,7 @@ class ClauseReading:
         self._context: dict[int, bool] = {}
         self._flags: Flags | None = None
 
-    def negated(self, start: int, end: int, negative_rule: bool) -> bool:
+    def negated(self, start: int, end: int, negative_rule: bool, check: bool = False) -> bool:
         """The words at text[start:end] are denied, exonerated or rejected ("not X", "X is fine", "rule out X")."""
         if self._denied is None:
             self._denied = bool(DENIED_BY_NEXT.search(self._after_text))
@@ -354,7 +360,8 @@ class ClauseReading:
         if may_negate and self._negation_before(start):
             return True
         if may_exonerate and self._exonerated_after(end):
-            return True
+            # "MFU 52% on H100, which is fine": the check's reading is fine; the check was still made
+            return not (check and bool(_READING_FINE_AFTER.search(self.text[end : end + LOOK])))
         if negative_rule:  # "not an overlap problem" rejects overlap, it does not claim its absence
             return bool(_NEGATED_PROBLEM_AFTER.search(self.text[end : end + LOOK]))
         # "the all-reduce is not overlapped" ≠ "overlap the all-reduce"
