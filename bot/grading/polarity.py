@@ -195,6 +195,11 @@ RHETORICAL = re.compile(
     r"|^\W*(?:honestly|seriously|frankly|verdict|diagnosis|answer|short answer|my answer|my take|root cause|cause"
     r"|culprit|the (?:fix|cause|culprit|answer|verdict)|fix|remedy|check|proof|confirmation)\W*\?\s*$"
 )
+# A statement closed by a tag that asks nothing ("… use the interleaved schedule, beleza?", "… in a CUDA graph,
+# tamam?", "…, right?"): the statement stands; the tag seeks agreement, it does not doubt.
+_TAG_QUESTION = re.compile(
+    r"[,\s](?:ok|okay|right|yeah|yes|eh|no|innit|yani|tamam|beleza|né|ne|na|ja|oder|hein|vale|sí|si|ja\?|non)\W*\?$"
+)
 _RHETORICAL_WORDS = (
     "why",
     "see",
@@ -403,7 +408,10 @@ class ClauseReading:
                 )
             )
             # "why is rank 4 slow?" presumes it is
-            rhetorical = text.endswith("?") and any(w in text for w in _RHETORICAL_WORDS) and RHETORICAL.search(text)
+            rhetorical = text.endswith("?") and (
+                bool(_TAG_QUESTION.search(text))
+                or (any(w in text for w in _RHETORICAL_WORDS) and bool(RHETORICAL.search(text)))
+            )
             asked = text[:-1] if rhetorical else text
             hedge = bool(HEDGE.search(asked))  # _REMEDY_HEDGE holds a subset of HEDGE's marks
             self._flags = (
