@@ -210,7 +210,7 @@ class Reply:
             phrase,
             clause,
             not negated,
-            (hedged or tentative) if naming else (reading.check_soft() if check else soft),
+            (hedged or tentative) if naming else (soft and reading.remedy_soft(tokens[words[-1]].end, check)),
             tuple([tokens[k].word for k in words]),
             alternative,
             conditional,

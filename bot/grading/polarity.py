@@ -22,7 +22,8 @@ _NEGATION_BEFORE = re.compile(
     r"|(?<!nothing )(?<!nothing's )(?<!nothings )(?<!nothing is )\bwrong\b"  # "nothing wrong in …" denies nothing
     r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b"
     r"|\b(?:looked|checked|asked myself) (?:at |into )?(?:whether|if)\b"  # "I looked at whether it's X, but …"
-    r"|\b(?:someone|somebody|people|others)(?: \w+)? (?:said|says|suggested|claimed|thought|blamed)\b)"
+    r"|\b(?:someone|somebody|people|others)(?: \w+)? (?:said|says|suggested|claimed|thought|blamed)\b"
+    r"|\b(?:someone|somebody)(?:'s| is) (?:about|going) to (?:suggest|say|propose|tell you)\b)"
     r"(?:[^\w.;,→]+(?!or\b|and\b|nor\b)[\w'-]+){0,4}[^\w.;,→]*$"  # ≤ 4 words between negation and match, no "or"
 )
 _EXONERATED_AFTER = re.compile(
@@ -163,7 +164,8 @@ _LEADS_INTO_CANDIDATES = re.compile(
 )
 # The next clause denies this one: "sometimes the allocator causes this, but not here".
 DENIED_BY_NEXT = re.compile(
-    r"^\W*(?:not here|not this time|not in this (?:case|trace|run|one)|not the case here|not what'?s happening"
+    r"^\W*(?:no(?=\W*$)|nope(?=\W*$)"  # "… NCCL_ALGO=Tree. No."
+    r"|not here|not this time|not in this (?:case|trace|run|one)|not the case here|not what'?s happening"
     r"|that'?s not (?:it|what'?s happening|the case|the story|the problem|the issue|the bottleneck)(?: here)?"
     r"|doesn'?t apply here|no such luck"
     r"|(?:and |but )?(?:i )?(?:found|saw|see|there(?:'s| is| are)) (?:none|nothing|no sign) of (?:them|those|these|it)"
@@ -280,7 +282,16 @@ Flags = tuple[bool, bool, bool, bool, bool]  # (offers alternatives, hedged, ten
 # hedged: a diagnosis here is hedged (alternatives included); soft: a check or fix here is offered without conviction
 
 
-_DENIED_WORDS = ("not", "no", "none", "out", "luck", "apply")  # one of these is in every DENIED_BY_NEXT match
+_OWN_STATEMENT_WORDS = 3  # "…, maybe it's thermal throttling" opens a statement; "…, maybe?" still doubts the check
+_DOUBT_OPENS = re.compile(r"\s*(?:maybe|perhaps|possibly|probably|i think|i guess|i suspect|could be|might be)\b")
+_DENIED_WORDS = (
+    "not",
+    "no",
+    "none",
+    "out",
+    "luck",
+    "apply",
+)  # "no" also finds "nope"  # one of these is in every DENIED_BY_NEXT match
 _HEDGED_WORDS = ("not", "wrong", "quote", "verified", "guess", "first")  # … and in every HEDGED_BY_NEXT match
 
 
@@ -426,16 +437,26 @@ class ClauseReading:
             )
         return self._flags
 
-    def check_soft(self) -> bool:
-        """A check here is offered without conviction. In a reply that also states something, asking for a check
-        ("can you grab nvidia-smi clocks on every node?", "what's DRAM throughput in ncu?") proposes it: the
-        question mark alone does not soften a check, as it softens a fix ("have you tried torch.compile?"). A reply
-        made only of questions offers its checks as questions."""
+    def remedy_soft(self, end: int, check: bool) -> bool:
+        """A check or fix ending at text[:end] is offered without conviction.
+
+        A doubt after a comma that opens a statement of its own ("look at the clocks with nvidia-smi, maybe it's
+        thermal") is about what follows, not the check before it. In a reply that also states something, asking
+        for a check ("can you grab nvidia-smi clocks on every node?", "what's DRAM throughput in ncu?") proposes it:
+        the question mark alone does not soften a check, as it softens a fix ("have you tried torch.compile?"). A
+        reply made only of questions offers its checks as questions."""
         soft = self.flags()[4]
-        if not soft or not self._stated or not self.text.endswith("?") or self._story or self._hedged_by_next:
+        if not soft or self._story or self._hedged_by_next:
             return soft
-        bare = self.text.rstrip("?").rstrip()
-        return bool(_SOFT_REMEDY.search(bare) or (HEDGE.search(bare) and _REMEDY_HEDGE.search(bare)))
+        text = self.text
+        cut = text.find(",", end)
+        if cut != -1 and _DOUBT_OPENS.match(text, cut + 1) and len(text[cut + 1 :].split()) >= _OWN_STATEMENT_WORDS:
+            text = text[:cut]
+        elif not (check and self._stated and text.endswith("?")):
+            return soft
+        if check and self._stated:
+            text = text.rstrip("?").rstrip()
+        return bool(_SOFT_REMEDY.search(text) or (HEDGE.search(text) and _REMEDY_HEDGE.search(text)))
 
     # the patterns look at most a few words back or ahead: a bounded slice keeps long clauses cheap
     def _negation_before(self, start: int) -> bool:
