@@ -43,6 +43,11 @@ _EXONERATED_AFTER = re.compile(
     r"|cargo[\s-]cult)\b"
     r"|^[^.;]{0,45}?\bto rule (?:that|it|this) out\b"
 )
+# The check a verdict waits for: "I wouldn't commit without an ncu pass", "can't say until I see per-rank times".
+_WANTS_CHECK_BEFORE = re.compile(
+    r"\b(?:commit|call it|say|conclude|bet|be sure|sign off|decide)\b[^.;]{0,25}"
+    r"\b(?:without|until|before)\b[^.;]{0,25}$"
+)
 # A check's reading called fine ("MFU 52%, which is fine", "overhead ~2% is normal"): a result, not a rejection.
 _READING_FINE_AFTER = re.compile(
     r"^[^.;]{0,25}?(?:\d|\bwhich\b)[^.;]{0,20}?\b(?:is|are|was|looks?|seems?)\s+"
@@ -54,6 +59,7 @@ _FIX_CONTEXT_BEFORE = re.compile(
     r"|rip out|ripping out|pull out|strip out|whatever forces"
     r"|fix|fixing|fixed|cut|cutting|shave|shaving|reduce|reducing|hide|hiding|amortize|amortise|lower|lowering)"
     r"\b[^.;]{0,30}$"
+    r"|^-$"  # a removed line of a diff ("-torch.cuda.synchronize()")
 )
 # A diagnosis named as the object of a measurement ("count the cudaStreamSynchronize calls") is not a claim.
 _MEASURE_CONTEXT_BEFORE = re.compile(
@@ -270,7 +276,7 @@ _EXONERATION_KEYWORD = re.compile(
     r"|fit|wrong|trap|rearranging|pointless|useless|futile|waste|wasted|cargo|anything|needle)\b|n't\b"
 )
 _CONTEXT_KEYWORD = re.compile(
-    r"\b(?:remov\w*|drop\w*|avoid\w*|get rid|eliminate|delete|take out|stop calling|no more|fix\w*|cut\w*|rip\w*"
+    r"^-\S|\b(?:remov\w*|drop\w*|avoid\w*|get rid|eliminate|delete|take out|stop calling|no more|fix\w*|cut\w*|rip\w*"
     r"|pull out|strip out|whatever"
     r"|shav\w*|reduc\w*|hid\w*|amorti[sz]e|lower\w*|count\w*|grep|look\w* for|search for|check for|find"
     r"|above each|measure|plot|correlate|compare|how many|number of|whether|if|memorystats|memorysnapshot|ncu|nsys"
@@ -374,7 +380,8 @@ class ClauseReading:
             return True
         may_negate, may_exonerate = self._keywords[0], self._keywords[1]
         if may_negate and self._negation_before(start):
-            return True
+            # "I wouldn't commit without an ncu pass" asks for the check; it does not reject it
+            return not (check and bool(_WANTS_CHECK_BEFORE.search(self.text[max(0, start - LOOK) : start])))
         if may_exonerate and self._exonerated_after(end):
             # "MFU 52% on H100, which is fine": the check's reading is fine; the check was still made
             return not (check and bool(_READING_FINE_AFTER.search(self.text[end : end + LOOK])))
