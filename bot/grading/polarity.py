@@ -105,7 +105,8 @@ _TENTATIVE = re.compile(
 # A check or fix offered without conviction ("cuda graphs might help", "could try more workers"): ½ for that part,
 # but it does not make a diagnosis in the same clause tentative.
 _SOFT_REMEDY = re.compile(
-    r"\b(?:might|could|may|should) (?:help|work|fix it|be worth)|\b(?:could|might|maybe|perhaps) try\b"
+    r"\b(?:might|could|may) (?:help|work|fix it|be worth)|\b(?:could|might|maybe|perhaps) try\b"
+    r"|\bshould (?:help|work|fix it|be worth)(?! a lot| a ton| massively| hugely)"  # "should help a lot" is sure
     r"|\bworth (?:a )?try|\bworth trying\b|\b(?:probably|maybe|might be) worth\b"
     r"|\bnot sure (?:it|that|this) (?:helps|works|will)|\bi'?d try\b.*\bsee\b"
     r"|\bsee if (?:it|that) helps\b|\bi guess\b|\bi think\W*$|\b(?:might|could) consider\b"
