@@ -381,8 +381,7 @@ class ClauseReading:
             return True
         may_negate, may_exonerate = self._keywords[0], self._keywords[1]
         if may_negate and self._negation_before(start):
-            # "I wouldn't commit without an ncu pass" asks for the check; it does not reject it
-            return not (check and bool(_WANTS_CHECK_BEFORE.search(self.text[max(0, start - LOOK) : start])))
+            return not (check and self._check_not_denied(start))
         if may_exonerate and self._exonerated_after(end):
             # "MFU 52% on H100, which is fine": the check's reading is fine; the check was still made
             return not (check and bool(_READING_FINE_AFTER.search(self.text[end : end + LOOK])))
@@ -390,6 +389,14 @@ class ClauseReading:
             return bool(_NEGATED_PROBLEM_AFTER.search(self.text[end : end + LOOK]))
         # "the all-reduce is not overlapped" ≠ "overlap the all-reduce"
         return may_negate and self._negation_inside(start, end)
+
+    def _check_not_denied(self, start: int) -> bool:
+        """The negation before a check is no denial of it: "I wouldn't commit without an ncu pass" asks for the
+        check; "line the ITL spikes up against the request log" compares, it does not argue against."""
+        piece = self.text[max(0, start - LOOK) : start]
+        if _WANTS_CHECK_BEFORE.search(piece):
+            return True
+        return "against" in piece and not _NEGATION_BEFORE.search(piece.replace("against", "versus"))
 
     def asks(self) -> bool:
         """The clause is a question back: it claims no diagnosis and offers no fix (a check asked about — "how many
