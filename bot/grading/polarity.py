@@ -22,7 +22,8 @@ _NEGATION_BEFORE = re.compile(
     r"|(?<!nothing )(?<!nothing's )(?<!nothings )(?<!nothing is )\bwrong\b"  # "nothing wrong in …" denies nothing
     r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b"
     r"|\b(?:looked|checked|asked myself) (?:at |into )?(?:whether|if)\b"  # "I looked at whether it's X, but …"
-    r"|\b(?:someone|somebody|people|others)(?: \w+)? (?:said|says|suggested|claimed|thought|blamed)\b"
+    r"|\b(?:someone|somebody|people|others|folks)(?: \w+)? (?:said|says|suggested|claimed|thought|blamed|recommend\w*"
+    r"|(?:will|would|might) (?:tell|say|suggest))\b"
     r"|\b(?:someone|somebody)(?:'s| is) (?:about|going) to (?:suggest|say|propose|tell you)\b)"
     r"(?:[^\w.;,→]+(?!or\b|and\b|nor\b)[\w'-]+){0,4}[^\w.;,→]*$"  # ≤ 4 words between negation and match, no "or"
 )
@@ -269,7 +270,7 @@ UNDECIDED = re.compile(
 _NEGATION_KEYWORD = re.compile(
     r"\b(?:not|no|zero|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
     r"|dismiss\w*|first|made|had|got|tempting|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
-    r"|looked|checked|asked"
+    r"|looked|checked|asked|tell|recommend\w*"
     r"|claimed|blamed)\b|n't\b"
 )
 _EXONERATION_KEYWORD = re.compile(
