@@ -213,7 +213,7 @@ class Reply:
             (hedged or tentative) if naming else (soft and reading.remedy_soft(tokens[words[-1]].end, check)),
             tuple([tokens[k].word for k in words]),
             alternative,
-            conditional,
+            conditional and (naming or reading.conditional_at(tokens[words[-1]].end)),
             (number, first),
             frozenset(chosen),
         )

@@ -156,6 +156,10 @@ _CONDITION = re.compile(
     r"^\W*(?:if|when|unless|whether|assuming|in case)\b(?! (?:you|we) (?!see\b|find\b|get\b))"
     r"|\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b"
 )
+# A list item after the match carries its own condition ("num_workers up, pin_memory, and DALI if it's image decode"):
+# the items before it are not conditional.
+_LATER_ITEM = re.compile(r",|\band\b|\bor\b|\bthen\b")
+_MID_CONDITION = re.compile(r"\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b")
 # A clause that introduces a list of checks ("Before touching anything I'd check:", "To confirm:").
 _LEADS_INTO_CHECKS = re.compile(
     r"\b(?:check|measure|verify|confirm|look at|inspect|test|checks|measurements?|battery|checklist)\W*$"
@@ -390,6 +394,17 @@ class ClauseReading:
             return bool(_NEGATED_PROBLEM_AFTER.search(self.text[end : end + LOOK]))
         # "the all-reduce is not overlapped" ≠ "overlap the all-reduce"
         return may_negate and self._negation_inside(start, end)
+
+    def conditional_at(self, end: int) -> bool:
+        """A check or fix ending at text[:end] is offered as a branch ("if it's X, do A"), not merely followed by a
+        later list item that has a condition of its own."""
+        if not self.flags()[3]:
+            return False
+        text = self.text
+        if _CONDITION.match(text) or _MID_CONDITION.search(text[:end]):
+            return True  # the clause opens with its condition, or the condition comes before the check or fix
+        later = _MID_CONDITION.search(text, end)
+        return later is None or not _LATER_ITEM.search(text, end, later.start())
 
     def _check_not_denied(self, start: int) -> bool:
         """The negation before a check is no denial of it: "I wouldn't commit without an ncu pass" asks for the
