@@ -111,7 +111,10 @@ _SOFT_REMEDY = re.compile(
     r"|\bworth (?:a )?try|\bworth trying\b|\b(?:probably|maybe|might be) worth\b"
     r"|\bnot sure (?:it|that|this) (?:helps|works|will)|\bi'?d try\b.*\bsee\b"
     r"|\bsee if (?:it|that) helps\b|\bi guess\b|\bi think\W*$|\b(?:might|could) consider\b"
-    r"|\b(?:maybe|perhaps)\b(?! ?[~≈]? ?\d)"  # "maybe 55-60%" estimates a number
+    r"|\b(?:maybe|perhaps)\b(?! ?[~≈]? ?\d)"
+    # "could check the request log", "I'd guess the idle is roughly (p-1)/(m+p-1)", "i think if you correlate …"
+    r"|\b(?:could|might) (?:check|look|run|measure|plot|compare|count|scatter|grep|test|verify)\b|\bi'?d guess\b"
+    r"|^\W*i think\b"  # "maybe 55-60%" estimates a number
     r"|\bmay (?:mitigate|help|be (?:informative|useful|worth|helpful))\b|\bwith some reservation|\bhesitat\w*"
     r"|\bprobably (?:nothing|not|none)\b"
     r"|\b(?:i'?d|i would|we'?d|we could|you could|you might) (?:probably|likely|maybe|perhaps)\b"
@@ -191,6 +194,8 @@ HEDGED_BY_NEXT = re.compile(
     r"^\W*(?:i'?m |i am )?(?:not (?:certain|sure|100 ?%|entirely sure|confident|positive)|could be wrong|might be wrong"
     r"|don'?t quote me|unverified|just a guess|only a guess|a guess)(?: (?:yet|tho|though|of (?:it|that)))?\W*$"
     r"|^\W*i'?d (?:want|need|like) (?:to see )?[^.;]{0,40}\bfirst\W*$"  # "…, but I'd want the request log first"
+    r"|^\W*(?:but )?(?:i )?(?:haven'?t|have not|didn'?t|did not) (?:actually )?"  # "…, but I haven't done it"
+    r"(?:done|run|tried|checked|verified|measured|counted) (?:it|that|this)(?: yet)?\W*$"
 )
 # A question back: the reply asks for something ("what's num_workers set to?", "is this the A100 trace?") and claims,
 # checks or fixes nothing in it. "Could it be X?" offers X (a hedge); "have you tried X?" suggests X.
@@ -304,7 +309,7 @@ _DENIED_WORDS = (
     "luck",
     "apply",
 )  # "no" also finds "nope"  # one of these is in every DENIED_BY_NEXT match
-_HEDGED_WORDS = ("not", "wrong", "quote", "verified", "guess", "first")  # … and in every HEDGED_BY_NEXT match
+_HEDGED_WORDS = ("not", "wrong", "quote", "verified", "guess", "first", "n't")  # … and in every HEDGED_BY_NEXT match
 
 
 class ClauseReading:
