@@ -18,7 +18,7 @@ _NEGATION_BEFORE = re.compile(
     r"|\bunlikely\b|\bdoubt\b|\bneither\b|\bagainst\b|\bnot a\b|\bisn'?t\b|\bexclud\w*|\breject\w*|\bdismiss\w*"
     r"|\bfirst (?:i )?(?:thought|guess\w*)|\bmy first (?:guess|reflex|instinct|thought|read|hunch|impression)\b"
     r"|\bat first\b"
-    r"|\b(?:made|had|got) me (?:think\w*|suspect\w*|wonder\w*)|\btempting\b|\bthe alternative\b"
+    r"|\b(?:made|had|got) me (?:think\w*|suspect\w*|wonder\w*)|\btempt(?:s|ed|ing)?\b|\bthe alternative\b"
     r"|(?<!nothing )(?<!nothing's )(?<!nothings )(?<!nothing is )\bwrong\b"  # "nothing wrong in …" denies nothing
     r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b"
     r"|\b(?:looked|checked|asked myself) (?:at |into )?(?:whether|if)\b"  # "I looked at whether it's X, but …"
@@ -182,7 +182,7 @@ DENIED_BY_NEXT = re.compile(
     r"^\W*(?:no(?=\W*$)|nope(?=\W*$)"  # "… NCCL_ALGO=Tree. No."
     r"|not here|not this time|not in this (?:case|trace|run|one)|not the case here|not what'?s happening"
     r"|that'?s not (?:it|what'?s happening|the case|the story|the problem|the issue|the bottleneck)(?: here)?"
-    r"|doesn'?t apply here|no such luck"
+    r"|doesn'?t apply here|no such luck|resist (?:that|it|the urge|the temptation)"
     r"|(?:and |but )?(?:i )?(?:found|saw|see|there(?:'s| is| are)) (?:none|nothing|no sign) of (?:them|those|these|it)"
     r"|none of (?:them|those|these) (?:is|are|apply|applies|show|shows|fit|fits|hold)"
     r"|(?:so |which means )?(?:the first two|both|those|these|all three|all of them) (?:are|is)"
@@ -278,7 +278,7 @@ UNDECIDED = re.compile(
 # Words one of the polarity patterns above needs (a superset): a clause without any skips those patterns.
 _NEGATION_KEYWORD = re.compile(
     r"\b(?:not|no|zero|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
-    r"|dismiss\w*|first|made|had|got|tempting|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
+    r"|dismiss\w*|first|made|had|got|tempt\w*|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
     r"|looked|checked|asked|tell|recommend\w*"
     r"|claimed|blamed)\b|n't\b"
 )
@@ -301,14 +301,8 @@ Flags = tuple[bool, bool, bool, bool, bool]  # (offers alternatives, hedged, ten
 
 _OWN_STATEMENT_WORDS = 3  # "…, maybe it's thermal throttling" opens a statement; "…, maybe?" still doubts the check
 _DOUBT_OPENS = re.compile(r"\s*(?:maybe|perhaps|possibly|probably|i think|i guess|i suspect|could be|might be)\b")
-_DENIED_WORDS = (
-    "not",
-    "no",
-    "none",
-    "out",
-    "luck",
-    "apply",
-)  # "no" also finds "nope"  # one of these is in every DENIED_BY_NEXT match
+# one of these is in every DENIED_BY_NEXT match ("no" also finds "nope")
+_DENIED_WORDS = ("not", "no", "none", "out", "luck", "apply", "resist")
 _HEDGED_WORDS = ("not", "wrong", "quote", "verified", "guess", "first", "n't")  # … and in every HEDGED_BY_NEXT match
 
 
