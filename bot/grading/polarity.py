@@ -207,6 +207,10 @@ QUESTION_BACK = re.compile(
     r"|^\W*(?:is|are|was|were) [^?]{0,60}\b(?:on|off|enabled|disabled|set|default|installed|available|supported)\b"
     r"[^?]*\?\s*$"
 )
+# A question that suggests a fix or a check: "have you tried torch.compile?", "what about more workers?"
+_SUGGESTS = re.compile(
+    r"\W*(?:(?:and|so|also|but)\W+)?(?:have you tried|did you try|what about|how about|why not|could you try)\b"
+)
 # A question that asks nothing: "why is rank 4 slow?" presumes it; "see those cudaMalloc bars?" points at them.
 RHETORICAL = re.compile(
     r"^\W*(?:so |and |but )?(?:why\b|(?:see|notice|spot|you see) (?:those|these|that|the|how)\b)[^?]*\?\s*$"
@@ -356,7 +360,12 @@ class ClauseReading:
         self._denied: bool | None = None if any(w in head for w in _DENIED_WORDS) else False
         self._after_text = head
         # a question back, or a question that carries one on ("what's the DDP config? bucket size, how many gpus?")
-        self._asks = clause.text.endswith("?") and (asked_before or bool(QUESTION_BACK.search(clause.text)))
+        # ("is this eager mode? have you tried torch.compile?": the suggestion after a question back still suggests)
+        self._asks = (
+            clause.text.endswith("?")
+            and (asked_before or bool(QUESTION_BACK.search(clause.text)))
+            and not _SUGGESTS.match(clause.text)
+        )
         # "prefill HOL blocking? KV preemption? launch-bound decode?": a run of questions offers alternatives
         self._question_run = clause.text.endswith("?") and (
             (lead is not None and lead.text.endswith("?")) or after.endswith("?")
