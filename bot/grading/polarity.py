@@ -18,7 +18,8 @@ _NEGATION_BEFORE = re.compile(
     r"|\bunlikely\b|\bdoubt\b|\bneither\b|\bagainst\b|\bnot a\b|\bisn'?t\b|\bexclud\w*|\breject\w*|\bdismiss\w*"
     r"|\bfirst (?:i )?(?:thought|guess\w*)|\bmy first (?:guess|reflex|instinct|thought|read|hunch|impression)\b"
     r"|\bat first\b"
-    r"|\b(?:made|had|got) me (?:think\w*|suspect\w*|wonder\w*)|\btempt(?:s|ed|ing)?\b|\bthe alternative\b"
+    r"|\b(?:made|had|got) me (?:think\w*|suspect\w*|wonder\w*)|\btempting\b|\bthe alternative\b"
+    r"|\btempts? (?:you|one|us|me|people)\b"  # "… tempts you to tune NCCL" (not "I'm tempted to say X")
     r"|(?<!nothing )(?<!nothing's )(?<!nothings )(?<!nothing is )\bwrong\b"  # "nothing wrong in …" denies nothing
     r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b"
     r"|\b(?:looked|checked|asked myself) (?:at |into )?(?:whether|if)\b"  # "I looked at whether it's X, but …"
@@ -106,7 +107,8 @@ _TENTATIVE = re.compile(
 # A check or fix offered without conviction ("cuda graphs might help", "could try more workers"): ½ for that part,
 # but it does not make a diagnosis in the same clause tentative.
 _SOFT_REMEDY = re.compile(
-    r"\b(?:might|could|may) (?:help|work|fix it|be worth)|\b(?:could|might|maybe|perhaps) try\b"
+    r"\b(?:might|could|may) (?:help|work|fix it|be worth|do (?:it|the trick)|solve it|sort it)"
+    r"|\b(?:could|might|maybe|perhaps) try\b|\bworth a shot\b|\btempted to\b|\bi reckon\W*$"
     r"|\bshould (?:help|work|fix it|be worth)(?! a lot| a ton| massively| hugely)"  # "should help a lot" is sure
     r"|\bworth (?:a )?try|\bworth trying\b|\b(?:probably|maybe|might be) worth\b"
     r"|\bnot sure (?:it|that|this) (?:helps|works|will)|\bi'?d try\b.*\bsee\b"
@@ -119,7 +121,7 @@ _SOFT_REMEDY = re.compile(
     r"|\bprobably (?:nothing|not|none)\b"
     r"|\b(?:i'?d|i would|we'?d|we could|you could|you might) (?:probably|likely|maybe|perhaps)\b"
     r"|\b(?:probably|likely) (?:just )?(?:leave|stop|ship|add|use|try|bump|raise|increase|set|switch|move|enable"
-    r"|turn|drop|remove|fix|help|be enough)\b|\bprobably\W*$"
+    r"|turn|drop|remove|fix|help|be enough|more|fewer|bigger|smaller|larger)\b|\bprobably\W*$"
 )
 # Offering two or more possibilities in one breath ("either X or Y", "could be X, could be Y", "can't tell").
 _ALTERNATIVE = re.compile(
@@ -192,7 +194,8 @@ DENIED_BY_NEXT = re.compile(
 # the fix", which hedges what follows).
 HEDGED_BY_NEXT = re.compile(
     r"^\W*(?:i'?m |i am )?(?:not (?:certain|sure|100 ?%|entirely sure|confident|positive)|could be wrong|might be wrong"
-    r"|don'?t quote me|unverified|just a guess|only a guess|a guess)(?: (?:yet|tho|though|of (?:it|that)))?\W*$"
+    r"|don'?t quote me|don'?t hold me to (?:it|that)"
+    r"|unverified|just a guess|only a guess|a guess)(?: (?:yet|tho|though|of (?:it|that)))?\W*$"
     r"|^\W*i'?d (?:want|need|like) (?:to see )?[^.;]{0,40}\bfirst\W*$"  # "…, but I'd want the request log first"
     r"|^\W*(?:but )?(?:i )?(?:haven'?t|have not|didn'?t|did not) (?:actually )?"  # "…, but I haven't done it"
     r"(?:done|run|tried|checked|verified|measured|counted) (?:it|that|this)(?: yet)?\W*$"
