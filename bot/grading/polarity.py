@@ -185,6 +185,10 @@ DENIED_BY_NEXT = re.compile(
     r"|not here|not this time|not in this (?:case|trace|run|one)|not the case here|not what'?s happening"
     r"|that'?s not (?:it|what'?s happening|the case|the story|the problem|the issue|the bottleneck)(?: here)?"
     r"|doesn'?t apply here|no such luck|resist (?:that|it|the urge|the temptation)"
+    # "The GPU metrics rows — I wouldn't read much into them": the check is dismissed
+    r"|(?:i )?(?:wouldn'?t|don'?t|would not|do not) (?:read (?:much|anything|too much) into|trust)"
+    r" (?:it|them|that|those)"
+    r"|ignore (?:it|them|that|those)"
     r"|(?:and |but )?(?:i )?(?:found|saw|see|there(?:'s| is| are)) (?:none|nothing|no sign) of (?:them|those|these|it)"
     r"|none of (?:them|those|these) (?:is|are|apply|applies|show|shows|fit|fits|hold)"
     r"|(?:so |which means )?(?:the first two|both|those|these|all three|all of them) (?:are|is)"
@@ -309,7 +313,7 @@ Flags = tuple[bool, bool, bool, bool, bool]  # (offers alternatives, hedged, ten
 _OWN_STATEMENT_WORDS = 3  # "…, maybe it's thermal throttling" opens a statement; "…, maybe?" still doubts the check
 _DOUBT_OPENS = re.compile(r"\s*(?:maybe|perhaps|possibly|probably|i think|i guess|i suspect|could be|might be)\b")
 # one of these is in every DENIED_BY_NEXT match ("no" also finds "nope")
-_DENIED_WORDS = ("not", "no", "none", "out", "luck", "apply", "resist")
+_DENIED_WORDS = ("not", "no", "none", "out", "luck", "apply", "resist", "n't", "trust", "ignore")
 _HEDGED_WORDS = ("not", "wrong", "quote", "verified", "guess", "first", "n't")  # … and in every HEDGED_BY_NEXT match
 
 
