@@ -69,7 +69,9 @@ def _scored(
 ) -> Grade:
     rubric = target.rubric
     sig_part = _signature_part(signature, rubric, claims, reply.hedged)
-    weighs = _Weighing(claims.several, _rival_clauses(reply, target, signature))
+    offered = (*reply.find(target.measurement), *reply.find(target.fix))
+    rivals = _rival_clauses(reply, target, signature) if any(m.alternative for m in offered) else frozenset()
+    weighs = _Weighing(claims.several, rivals)
     meas_part = _plain_part(reply.find(target.measurement), rubric.measurement.hint, weighs)
     fix_part = _fix_part(reply.find(target.fix), reply.find(target.wrong_fix), rubric.fix.hint, weighs)
     earned = (
