@@ -210,7 +210,7 @@ class Reply:
             phrase,
             clause,
             not negated,
-            (hedged or tentative) if naming else (soft and reading.remedy_soft(tokens[words[-1]].end, check)),
+            (hedged or tentative) if naming else (soft and reading.remedy_soft(start, tokens[words[-1]].end, check)),
             tuple([tokens[k].word for k in words]),
             alternative,
             conditional and (naming or reading.conditional_at(tokens[words[-1]].end)),

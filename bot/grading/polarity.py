@@ -310,6 +310,7 @@ Flags = tuple[bool, bool, bool, bool, bool]  # (offers alternatives, hedged, ten
 # hedged: a diagnosis here is hedged (alternatives included); soft: a check or fix here is offered without conviction
 
 
+_CLOSING_EMOJI = ("🤔", "🤷", "😬", "🫠", "😅")
 _OWN_STATEMENT_WORDS = 3  # "…, maybe it's thermal throttling" opens a statement; "…, maybe?" still doubts the check
 _DOUBT_OPENS = re.compile(r"\s*(?:maybe|perhaps|possibly|probably|i think|i guess|i suspect|could be|might be)\b")
 # one of these is in every DENIED_BY_NEXT match ("no" also finds "nope")
@@ -483,18 +484,25 @@ class ClauseReading:
             )
         return self._flags
 
-    def remedy_soft(self, end: int, check: bool) -> bool:
-        """A check or fix ending at text[:end] is offered without conviction.
+    def remedy_soft(self, start: int, end: int, check: bool) -> bool:
+        """A check or fix at text[start:end] is offered without conviction.
 
-        A doubt after a comma that opens a statement of its own ("look at the clocks with nvidia-smi, maybe it's
-        thermal") is about what follows, not the check before it. In a reply that also states something, asking
-        for a check ("can you grab nvidia-smi clocks on every node?", "what's DRAM throughput in ncu?") proposes it:
-        the question mark alone does not soften a check, as it softens a fix ("have you tried torch.compile?"). A
-        reply made only of questions offers its checks as questions."""
+        A shrug or a thinking face closes the statement before it ("prefill blocking decode i'd guess 🤔 scatter ITL
+        vs prefill tokens"): the doubt before it is not about the check after it. A doubt after a comma that opens a
+        statement of its own ("look at the clocks with nvidia-smi, maybe it's thermal") is about what follows, not
+        the check before it. In a reply that also states something, asking for a check ("can you grab nvidia-smi
+        clocks on every node?", "what's DRAM throughput in ncu?") proposes it: the question mark alone does not
+        soften a check, as it softens a fix ("have you tried torch.compile?"). A reply made only of questions offers
+        its checks as questions."""
         soft = self.flags()[4]
         if not soft or self._story or self._hedged_by_next:
             return soft
         text = self.text
+        closed = max(text.rfind(mark, 0, start) for mark in _CLOSING_EMOJI)
+        if closed >= 0:  # the doubt may belong to the statement the emoji closed
+            text, end, soft = text[closed + 1 :], end - closed - 1, self._soft_text(text[closed + 1 :])
+            if not soft:
+                return False
         cut = text.find(",", end)
         if cut != -1 and _DOUBT_OPENS.match(text, cut + 1) and len(text[cut + 1 :].split()) >= _OWN_STATEMENT_WORDS:
             text = text[:cut]
@@ -502,6 +510,10 @@ class ClauseReading:
             return soft
         if check and self._stated:
             text = text.rstrip("?").rstrip()
+        return self._soft_text(text)
+
+    @staticmethod
+    def _soft_text(text: str) -> bool:
         return bool(_SOFT_REMEDY.search(text) or (HEDGE.search(text) and _REMEDY_HEDGE.search(text)))
 
     # the patterns look at most a few words back or ahead: a bounded slice keeps long clauses cheap
