@@ -341,7 +341,7 @@ def _evidence(
     for sig, comp in rubrics.items():
         tools = _tool_words(reply, comp) if skip_tools else {}
         for m in reply.find(comp.signature):
-            if not m.positive or (skip_tools and m.span <= tools.get(m.at[0], set())):
+            if not m.positive or (skip_tools and any(m.span <= span for span in tools.get(m.at[0], ()))):
                 continue
             at = m.at[0]
             offered = m.alternative or (several and m.conditional)
@@ -364,12 +364,13 @@ def _evidence(
     return out
 
 
-def _tool_words(reply: Reply, comp: CompiledRubric) -> dict[int, set[int]]:
-    """Per clause, the words that name this signature's check or fix ("bubble fraction", "interleaved 1F1B"):
-    they are not a diagnosis."""
-    tools: dict[int, set[int]] = {}
+def _tool_words(reply: Reply, comp: CompiledRubric) -> dict[int, list[frozenset[int]]]:
+    """Per clause, the words of each of this signature's checks or fixes found there ("bubble fraction",
+    "interleaved 1F1B"): words inside one of them are not a diagnosis. One at a time: two checks that overlap a
+    reading ("the main thread sits in next() for 80 ms") do not together swallow the reading."""
+    tools: dict[int, list[frozenset[int]]] = {}
     for m in (*reply.find(comp.measurement), *reply.find(comp.fix)):
-        tools.setdefault(m.at[0], set()).update(m.span)
+        tools.setdefault(m.at[0], []).append(m.span)
     return tools
 
 

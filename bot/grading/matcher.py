@@ -29,7 +29,7 @@ __all__ = ["Match", "Reply", "engine"]  # engine: `tracedrill serve` compiles th
 PARTS_PER_RUBRIC, CHECK_PART = 4, 1  # the rule book numbers each rubric's parts: signature, check, fix, wrong fix
 WINDOW_SLACK = 4  # a k-word phrase may spread over k + 4 words (stop words count), in any order
 _NEGATIONS = frozenset({"not", "no"})
-_TURN = re.compile(r"\W*(?:but|however|though|although|whereas|yet)\b")
+_TURN = re.compile(r"\W*(?:but|however|though|although|whereas|yet|instead|actually|rather)\b")
 SHORT_CLAUSE = 2  # "looks as": a scrap the clause splitter leaves between a hedge and what it hedges
 
 
@@ -62,6 +62,7 @@ class Reply:
     hedged: bool
     undecided: bool = False  # says it will not commit: every mention is one possibility among several
     told: bool = False  # tells a story from another job without tying it to this trace ("we had this in 2022")
+    stated: bool = True  # some clause is not a question
     held: int = 0  # this many first clauses are held back, the holding one too: "… I'd want ncu before calling it"
     found: list[list[Match]] = field(default_factory=list)  # every rubric part's matches, by part number
     readings: dict[int, ClauseReading] = field(default_factory=dict)  # per clause, made at its first match
@@ -85,6 +86,7 @@ class Reply:
             bool(HEDGE.search(low)),
             bool(UNDECIDED.search(low)),
             told,
+            any(not c.text.endswith("?") for c in read),
             held,
         )
 
@@ -151,6 +153,7 @@ class Reply:
                 lead is not None and lead.text.endswith("?") and bool(QUESTION_BACK.search(lead.text)),
                 self._consequent(number),
                 self._hedged_by_lead(number),
+                self.stated,
                 "/s" in self.text and self._sarcastic(number),
             )
         return reading
@@ -234,9 +237,11 @@ class Reply:
             ("not" in self.index[number] or "no" in self.index[number])
             and any(tokens[k].stem in _NEGATIONS for k in chosen)
         )
-        negated = reading.negated(start, tokens[words[-1]].end, says_not)
+        negated = reading.negated(start, tokens[words[-1]].end, says_not, check)
         if naming and not negated:
             negated = reading.not_a_claim(start)
+        elif not negated and "/s" in self.text:
+            negated = reading.mocked()  # "let's add CUDA graphs to a trace with no gaps /s" rejects the fix
         if not negated and not check and reading.asks():
             negated = True  # "what's num_workers set to?" names and fixes nothing
         alternative, hedged, tentative, conditional, soft = reading.flags()
@@ -244,10 +249,10 @@ class Reply:
             phrase,
             clause,
             not negated,
-            (hedged or tentative) if naming else soft,
+            (hedged or tentative) if naming else (soft and reading.remedy_soft(start, tokens[words[-1]].end, check)),
             tuple([tokens[k].word for k in words]),
             alternative,
-            conditional,
+            conditional and (naming or reading.conditional_at(tokens[words[-1]].end)),
             (number, first),
             frozenset(chosen),
         )

@@ -22,10 +22,14 @@ _NEGATION_BEFORE = re.compile(
     r"|\b(?:was|were) (?:about|going) to (?:say|call|blame|go with)\b"
     r"|\balmost (?:said|called|blamed|went with)\b|\bwould(?:'ve| have) (?:said|guessed|called|blamed)\b"
     r"|\b(?:could|might|would)(?:'ve| have) been\b"  # "could've been a straggler, but every rank …"
-    r"|\b(?:made|had|got) me (?:think\w*|suspect\w*|wonder\w*)|\btempting\b|\bwrong\b|\bthe alternative\b"
+    r"|\b(?:made|had|got) me (?:think\w*|suspect\w*|wonder\w*)|\btempting\b|\bthe alternative\b"
+    r"|\btempts? (?:you|one|us|me|people)\b"  # "… tempts you to tune NCCL" (not "I'm tempted to say X")
+    r"|(?<!nothing )(?<!nothing's )(?<!nothings )(?<!nothing is )\bwrong\b"  # "nothing wrong in …" denies nothing
     r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b"
     r"|\b(?:looked|checked|asked myself) (?:at |into )?(?:whether|if)\b"  # "I looked at whether it's X, but …"
-    r"|\b(?:someone|somebody|people|others)(?: \w+)? (?:said|says|suggested|claimed|thought|blamed)\b)"
+    r"|\b(?:someone|somebody|people|others|folks)(?: \w+)? (?:said|says|suggested|claimed|thought|blamed|recommend\w*"
+    r"|(?:will|would|might) (?:tell|say|suggest))\b"
+    r"|\b(?:someone|somebody)(?:'s| is) (?:about|going) to (?:suggest|say|propose|tell you)\b)"
     r"(?:[^\w.;,→]+(?!or\b|and\b|nor\b)[\w'-]+){0,4}[^\w.;,→]*$"  # ≤ 4 words between negation and match, no "or"
     # "this isn't launch-bound or a host sync": one denial over both
     r"|(?:\b(?:isn'?t|is not|aren'?t|are not|wasn'?t|was not|neither)|\b(?:it'?s|that'?s|this is|it is) not)"
@@ -49,12 +53,23 @@ _EXONERATED_AFTER = re.compile(
     r"|cargo[\s-]cult)\b"
     r"|^[^.;]{0,45}?\bto rule (?:that|it|this) out\b"
 )
+# The check a verdict waits for: "I wouldn't commit without an ncu pass", "can't say until I see per-rank times".
+_WANTS_CHECK_BEFORE = re.compile(
+    r"\b(?:commit|call it|say|conclude|bet|be sure|sign off|decide)\b[^.;]{0,25}"
+    r"\b(?:without|until|before)\b[^.;]{0,25}$"
+)
+# A check's reading called fine ("MFU 52%, which is fine", "overhead ~2% is normal"): a result, not a rejection.
+_READING_FINE_AFTER = re.compile(
+    r"^[^.;]{0,25}?(?:\d|\bwhich\b)[^.;]{0,20}?\b(?:is|are|was|looks?|seems?)\s+"
+    r"(?:fine|ok|okay|good|normal|healthy|reasonable|expected)\b"
+)
 # A diagnosis named inside a fix ("remove the torch.cuda.synchronize() before the all-reduce") is not a claim.
 _FIX_CONTEXT_BEFORE = re.compile(
     r"\b(?:remove|removing|drop|dropping|avoid|avoiding|get rid of|eliminate|delete|take out|stop calling|no more"
     r"|rip out|ripping out|pull out|strip out|whatever forces"
     r"|fix|fixing|fixed|cut|cutting|shave|shaving|reduce|reducing|hide|hiding|amortize|amortise|lower|lowering)"
     r"\b[^.;]{0,30}$"
+    r"|^-$"  # a removed line of a diff ("-torch.cuda.synchronize()")
 )
 # A diagnosis named as the object of a measurement ("count the cudaStreamSynchronize calls") is not a claim.
 _MEASURE_CONTEXT_BEFORE = re.compile(
@@ -104,14 +119,21 @@ _TENTATIVE = re.compile(
 # A check or fix offered without conviction ("cuda graphs might help", "could try more workers"): ½ for that part,
 # but it does not make a diagnosis in the same clause tentative.
 _SOFT_REMEDY_PATTERN = re.compile(
-    r"\b(?:might|could|may|should) (?:help|work|fix it|be worth)|\b(?:could|might|maybe|perhaps) try\b"
-    r"|\bworth (?:a )?try|\bworth trying\b|\bnot sure (?:it|that|this) (?:helps|works|will)|\bi'?d try\b.*\bsee\b"
-    r"|\bsee if (?:it|that) helps\b|\bi guess\b|\bi think\W*$|\bmaybe\b|\bperhaps\b|\b(?:might|could) consider\b"
+    r"\b(?:might|could|may) (?:help|work|fix it|be worth|do (?:it|the trick)|solve it|sort it)"
+    r"|\b(?:could|might|maybe|perhaps) try\b|\bworth a shot\b|\btempted to\b|\bi reckon\W*$"
+    r"|\bshould (?:help|work|fix it|be worth)(?! a lot| a ton| massively| hugely)"  # "should help a lot" is sure
+    r"|\bworth (?:a )?try|\bworth trying\b|\b(?:probably|maybe|might be) worth\b"
+    r"|\bnot sure (?:it|that|this) (?:helps|works|will)|\bi'?d try\b.*\bsee\b"
+    r"|\bsee if (?:it|that) helps\b|\bi guess\b|\bi think\W*$|\b(?:might|could) consider\b"
+    r"|\b(?:maybe|perhaps)\b(?! ?[~≈]? ?\d)"
+    # "could check the request log", "I'd guess the idle is roughly (p-1)/(m+p-1)", "i think if you correlate …"
+    r"|\b(?:could|might) (?:check|look|run|measure|plot|compare|count|scatter|grep|test|verify)\b|\bi'?d guess\b"
+    r"|^\W*i think\b"  # "maybe 55-60%" estimates a number
     r"|\bmay (?:mitigate|help|be (?:informative|useful|worth|helpful))\b|\bwith some reservation|\bhesitat\w*"
     r"|\bprobably (?:nothing|not|none)\b"
     r"|\b(?:i'?d|i would|we'?d|we could|you could|you might) (?:probably|likely|maybe|perhaps)\b"
     r"|\b(?:probably|likely) (?:just )?(?:leave|stop|ship|add|use|try|bump|raise|increase|set|switch|move|enable"
-    r"|turn|drop|remove|fix|help|be enough)\b|\bprobably\W*$"
+    r"|turn|drop|remove|fix|help|be enough|more|fewer|bigger|smaller|larger)\b|\bprobably\W*$"
 )
 _SOFT_REMEDY = Gated(_SOFT_REMEDY_PATTERN)  # searched only in a clause holding one of its words
 # Offering two or more possibilities in one breath ("either X or Y", "could be X, could be Y", "can't tell").
@@ -194,6 +216,10 @@ _HEDGE_LEAD = re.compile(
     r"|(?:i )?(?:might|could|may) be wrong|my guess is|(?:i )?can'?t be (?:sure|certain)|hard to say"
     r"|don'?t quote me|probably|maybe|perhaps|possibly)\W*$"
 )
+# A list item after the match carries its own condition ("num_workers up, pin_memory, and DALI if it's image decode"):
+# the items before it are not conditional.
+_LATER_ITEM = re.compile(r",|\band\b|\bor\b|\bthen\b")
+_MID_CONDITION = re.compile(r"\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b")
 # A clause that introduces a list of checks ("Before touching anything I'd check:", "To confirm:").
 _LEADS_INTO_CHECKS = re.compile(
     r"\b(?:check|measure|verify|confirm|look at|inspect|test|checks|measurements?|battery|checklist)\W*$"
@@ -211,9 +237,14 @@ _LEADS_INTO_CANDIDATES = re.compile(
 )
 # The next clause denies this one: "sometimes the allocator causes this, but not here".
 DENIED_BY_NEXT = re.compile(
-    r"^\W*(?:not here|not this time|not in this (?:case|trace|run|one)|not the case here|not what'?s happening"
+    r"^\W*(?:no(?=\W*$)|nope(?=\W*$)"  # "… NCCL_ALGO=Tree. No."
+    r"|not here|not this time|not in this (?:case|trace|run|one)|not the case here|not what'?s happening"
     r"|that'?s not (?:it|what'?s happening|the case|the story|the problem|the issue|the bottleneck)(?: here)?"
-    r"|doesn'?t apply here|no such luck"
+    r"|doesn'?t apply here|no such luck|resist (?:that|it|the urge|the temptation)"
+    # "The GPU metrics rows — I wouldn't read much into them": the check is dismissed
+    r"|(?:i )?(?:wouldn'?t|don'?t|would not|do not) (?:read (?:much|anything|too much) into|trust)"
+    r" (?:it|them|that|those)"
+    r"|ignore (?:it|them|that|those)"
     r"|(?:and |but )?(?:i )?(?:found|saw|see|there(?:'s| is| are)) (?:none|nothing|no sign) of (?:them|those|these|it)"
     r"|none of (?:them|those|these) (?:is|are|apply|applies|show|shows|fit|fits|hold)"
     r"|(?:so |which means )?(?:the first two|both|those|these|all three|all of them) (?:are|is)"
@@ -223,8 +254,11 @@ DENIED_BY_NEXT = re.compile(
 # the fix", which hedges what follows).
 HEDGED_BY_NEXT = re.compile(
     r"^\W*(?:i'?m |i am )?(?:not (?:certain|sure|100 ?%|entirely sure|confident|positive)|could be wrong|might be wrong"
-    r"|don'?t quote me|unverified|just a guess|only a guess|a guess)(?: (?:yet|tho|though|of (?:it|that)))?\W*$"
+    r"|don'?t quote me|don'?t hold me to (?:it|that)"
+    r"|unverified|just a guess|only a guess|a guess)(?: (?:yet|tho|though|of (?:it|that)))?\W*$"
     r"|^\W*i'?d (?:want|need|like) (?:to see )?[^.;]{0,40}\bfirst\W*$"  # "…, but I'd want the request log first"
+    r"|^\W*(?:but )?(?:i )?(?:haven'?t|have not|didn'?t|did not) (?:actually )?"  # "…, but I haven't done it"
+    r"(?:done|run|tried|checked|verified|measured|counted) (?:it|that|this)(?: yet)?\W*$"
 )
 # A question back: the reply asks for something ("what's num_workers set to?", "is this the A100 trace?") and claims,
 # checks or fixes nothing in it. "Could it be X?" offers X (a hedge); "have you tried X?" suggests X.
@@ -237,20 +271,29 @@ QUESTION_BACK = re.compile(
     r"[^?]*\?\s*$"
 )
 _YES = re.compile(r"\W*(?:yes|yep|yeah|yup|correct|exactly|indeed)\b")
-_SUGGESTS = re.compile(r"^\W*(?:should|shall) (?:we|i)\b")
+_PROPOSES_STEP = re.compile(r"^\W*(?:should|shall) (?:we|i)\b")
 
 
 def _asking(text: str) -> bool:
     """A question that asks for something or proposes a step, not one more candidate."""
-    return bool(QUESTION_BACK.search(text) or _SUGGESTS.search(text))
+    return bool(QUESTION_BACK.search(text) or _PROPOSES_STEP.search(text))
 
 
+# A question that suggests a fix or a check: "have you tried torch.compile?", "what about more workers?"
+_SUGGESTS = re.compile(
+    r"\W*(?:(?:and|so|also|but)\W+)?(?:have you tried|did you try|what about|how about|why not|could you try)\b"
+)
 # A question that asks nothing: "why is rank 4 slow?" presumes it; "see those cudaMalloc bars?" points at them.
 RHETORICAL = re.compile(
     r"^\W*(?:so |and |but )?(?:why\b|(?:see|notice|spot|you see) (?:those|these|that|the|how)\b)[^?]*\?\s*$"
     # a lead-in that asks nothing: "Honestly? Nothing's wrong.", "Verdict? Straggler.", "The fix? Drain it."
     r"|^\W*(?:honestly|seriously|frankly|verdict|diagnosis|answer|short answer|my answer|my take|root cause|cause"
     r"|culprit|the (?:fix|cause|culprit|answer|verdict)|fix|remedy|check|proof|confirmation)\W*\?\s*$"
+)
+# A statement closed by a tag that asks nothing ("… use the interleaved schedule, beleza?", "… in a CUDA graph,
+# tamam?", "…, right?"): the statement stands; the tag seeks agreement, it does not doubt.
+_TAG_QUESTION = re.compile(
+    r"[,\s](?:ok|okay|right|yeah|yes|eh|no|innit|yani|tamam|beleza|né|ne|na|ja|oder|hein|vale|sí|si|ja\?|non)\W*\?$"
 )
 _RHETORICAL_WORDS = (
     "why",
@@ -322,8 +365,8 @@ UNDECIDED = Gated(_UNDECIDED_PATTERN)  # searched only in a clause holding one o
 # Words one of the polarity patterns above needs (a superset): a clause without any skips those patterns.
 _NEGATION_KEYWORD = re.compile(
     r"\b(?:not|no|zero|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
-    r"|dismiss\w*|first|about|going|almost|would|been|thinking|made|had|got|tempting|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
-    r"|looked|checked|asked"
+    r"|dismiss\w*|first|about|going|almost|would|been|thinking|made|had|got|tempt\w*|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
+    r"|looked|checked|asked|tell|recommend\w*"
     r"|claimed|blamed)\b|n't\b"
 )
 _EXONERATION_KEYWORD = re.compile(
@@ -331,7 +374,7 @@ _EXONERATION_KEYWORD = re.compile(
     r"|fit|wrong|trap|rearranging|pointless|useless|futile|waste|wasted|cargo|anything|needle)\b|n't\b"
 )
 _CONTEXT_KEYWORD = re.compile(
-    r"\b(?:remov\w*|drop\w*|avoid\w*|get rid|eliminate|delete|take out|stop calling|no more|fix\w*|cut\w*|rip\w*"
+    r"^-\S|\b(?:remov\w*|drop\w*|avoid\w*|get rid|eliminate|delete|take out|stop calling|no more|fix\w*|cut\w*|rip\w*"
     r"|pull out|strip out|whatever"
     r"|shav\w*|reduc\w*|hid\w*|amorti[sz]e|lower\w*|count\w*|grep|look\w* for|search for|check for|find"
     r"|above each|measure|plot|correlate|compare|how many|number of|whether|if|memorystats|memorysnapshot|ncu|nsys"
@@ -343,8 +386,12 @@ Flags = tuple[bool, bool, bool, bool, bool]  # (offers alternatives, hedged, ten
 # hedged: a diagnosis here is hedged (alternatives included); soft: a check or fix here is offered without conviction
 
 
-_DENIED_WORDS = ("not", "no", "none", "out", "luck", "apply")  # one of these is in every DENIED_BY_NEXT match
-_HEDGED_WORDS = ("not", "wrong", "quote", "verified", "guess", "first")  # … and in every HEDGED_BY_NEXT match
+_CLOSING_EMOJI = ("🤔", "🤷", "😬", "🫠", "😅")
+_OWN_STATEMENT_WORDS = 3  # "…, maybe it's thermal throttling" opens a statement; "…, maybe?" still doubts the check
+_DOUBT_OPENS = re.compile(r"\s*(?:maybe|perhaps|possibly|probably|i think|i guess|i suspect|could be|might be)\b")
+# one of these is in every DENIED_BY_NEXT match ("no" also finds "nope")
+_DENIED_WORDS = ("not", "no", "none", "out", "luck", "apply", "resist", "n't", "trust", "ignore")
+_HEDGED_WORDS = ("not", "wrong", "quote", "verified", "guess", "first", "n't")  # … and in every HEDGED_BY_NEXT match
 
 
 class ClauseReading:
@@ -370,6 +417,7 @@ class ClauseReading:
         "_naming_keywords",
         "_question_run",
         "_sarcastic",
+        "_stated",
         "_story",
         "text",
         "undecided",
@@ -387,9 +435,12 @@ class ClauseReading:
         asked_before: bool = False,
         consequent: bool = False,
         hedged_by_lead: bool = False,
+        stated: bool = True,
         sarcastic: bool = False,
     ) -> None:
         self.text = clause.text
+        self._sarcastic = sarcastic  # a later clause of the same sentence closes it with a /s tag
+        self._stated = stated  # the reply says something besides questions
         self._story = told and bool(ANECDOTE.search(clause.text))  # a past job, not this trace
         # the next clause is read only at its start, and only when it holds a word its patterns need
         after = follow.text if follow is not None else ""
@@ -398,7 +449,12 @@ class ClauseReading:
         self._after_text = head
         self._answered = clause.text.endswith("?") and bool(_YES.match(after))
         # a question back, or a question that carries one on ("what's the DDP config? bucket size, how many gpus?")
-        self._asks = clause.text.endswith("?") and (asked_before or bool(QUESTION_BACK.search(clause.text)))
+        # ("is this eager mode? have you tried torch.compile?": the suggestion after a question back still suggests)
+        self._asks = (
+            clause.text.endswith("?")
+            and (asked_before or bool(QUESTION_BACK.search(clause.text)))
+            and not _SUGGESTS.match(clause.text)
+        )
         # "prefill HOL blocking? KV preemption? launch-bound decode?": a run of questions offers alternatives
         # ("maybe HOL blocking? can you pull the request log?" offers one candidate and asks for something)
         self._question_run = clause.text.endswith("?") and (
@@ -426,7 +482,7 @@ class ClauseReading:
         self._context: dict[int, bool] = {}
         self._flags: Flags | None = None
 
-    def negated(self, start: int, end: int, negative_rule: bool) -> bool:
+    def negated(self, start: int, end: int, negative_rule: bool, check: bool = False) -> bool:
         """The words at text[start:end] are denied, exonerated or rejected ("not X", "X is fine", "rule out X")."""
         if self._denied is None:
             self._denied = bool(DENIED_BY_NEXT.search(self._after_text))
@@ -434,13 +490,33 @@ class ClauseReading:
             return True
         may_negate, may_exonerate = self._keywords[0], self._keywords[1]
         if may_negate and self._negation_before(start):
-            return True
+            return not (check and self._check_not_denied(start))
         if may_exonerate and self._exonerated_after(end):
-            return True
+            # "MFU 52% on H100, which is fine": the check's reading is fine; the check was still made
+            return not (check and bool(_READING_FINE_AFTER.search(self.text[end : end + LOOK])))
         if negative_rule:  # "not an overlap problem" rejects overlap, it does not claim its absence
             return bool(_NEGATED_PROBLEM_AFTER.search(self.text[end : end + LOOK]))
         # "the all-reduce is not overlapped" ≠ "overlap the all-reduce"
         return may_negate and self._negation_inside(start, end)
+
+    def conditional_at(self, end: int) -> bool:
+        """A check or fix ending at text[:end] is offered as a branch ("if it's X, do A"), not merely followed by a
+        later list item that has a condition of its own."""
+        if not self.flags()[3]:
+            return False
+        text = self.text
+        if _CONDITION.match(text) or _MID_CONDITION.search(text[:end]):
+            return True  # the clause opens with its condition, or the condition comes before the check or fix
+        later = _MID_CONDITION.search(text, end)
+        return later is None or not _LATER_ITEM.search(text, end, later.start())
+
+    def _check_not_denied(self, start: int) -> bool:
+        """The negation before a check is no denial of it: "I wouldn't commit without an ncu pass" asks for the
+        check; "line the ITL spikes up against the request log" compares, it does not argue against."""
+        piece = self.text[max(0, start - LOOK) : start]
+        if _WANTS_CHECK_BEFORE.search(piece):
+            return True
+        return "against" in piece and not _NEGATION_BEFORE.search(piece.replace("against", "versus"))
 
     def asks(self) -> bool:
         """The clause is a question back: it claims no diagnosis and offers no fix (a check asked about — "how many
@@ -455,7 +531,14 @@ class ClauseReading:
             self._naming_keywords = (bool(_CONTEXT_KEYWORD.search(self.text)), bool(_SARCASM.search(self.text)))
         if self._naming_keywords[0] and self._in_context(start):
             return True
-        # "sure, it's totally the network /s" claims the opposite, and so does its whole sentence
+        return self.mocked()
+
+    def mocked(self) -> bool:
+        """Said in sarcasm: "sure, it's totally the network /s" claims the opposite, "let's add CUDA graphs /s"
+        rejects the fix; so does "oh sure, rank 0 is a straggler, that's why every rank looks the same /s", the tag
+        closing a later clause of the sentence."""
+        if self._naming_keywords is None:
+            self._naming_keywords = (bool(_CONTEXT_KEYWORD.search(self.text)), bool(_SARCASM.search(self.text)))
         return self._naming_keywords[1] or self._sarcastic
 
     def flags(self) -> Flags:
@@ -471,7 +554,10 @@ class ClauseReading:
                 )
             )
             # "why is rank 4 slow?" presumes it is
-            rhetorical = text.endswith("?") and any(w in text for w in _RHETORICAL_WORDS) and RHETORICAL.search(text)
+            rhetorical = text.endswith("?") and (
+                bool(_TAG_QUESTION.search(text))
+                or (any(w in text for w in _RHETORICAL_WORDS) and bool(RHETORICAL.search(text)))
+            )
             # "is one rank late? | yes: …" asks what it answers at once
             asked = text[:-1] if rhetorical or self._answered else text
             hedge = bool(HEDGE.search(asked))  # _REMEDY_HEDGE holds a subset of HEDGE's marks
@@ -490,6 +576,38 @@ class ClauseReading:
                 or (hedge and bool(_REMEDY_HEDGE.search(asked))),
             )
         return self._flags
+
+    def remedy_soft(self, start: int, end: int, check: bool) -> bool:
+        """A check or fix at text[start:end] is offered without conviction.
+
+        A shrug or a thinking face closes the statement before it ("prefill blocking decode i'd guess 🤔 scatter ITL
+        vs prefill tokens"): the doubt before it is not about the check after it. A doubt after a comma that opens a
+        statement of its own ("look at the clocks with nvidia-smi, maybe it's thermal") is about what follows, not
+        the check before it. In a reply that also states something, asking for a check ("can you grab nvidia-smi
+        clocks on every node?", "what's DRAM throughput in ncu?") proposes it: the question mark alone does not
+        soften a check, as it softens a fix ("have you tried torch.compile?"). A reply made only of questions offers
+        its checks as questions."""
+        soft = self.flags()[4]
+        if not soft or self._story or self._hedged_by_next:
+            return soft
+        text = self.text
+        closed = max(text.rfind(mark, 0, start) for mark in _CLOSING_EMOJI)
+        if closed >= 0:  # the doubt may belong to the statement the emoji closed
+            text, end, soft = text[closed + 1 :], end - closed - 1, self._soft_text(text[closed + 1 :])
+            if not soft:
+                return False
+        cut = text.find(",", end)
+        if cut != -1 and _DOUBT_OPENS.match(text, cut + 1) and len(text[cut + 1 :].split()) >= _OWN_STATEMENT_WORDS:
+            text = text[:cut]
+        elif not (check and self._stated and text.endswith("?")):
+            return soft
+        if check and self._stated:
+            text = text.rstrip("?").rstrip()
+        return self._soft_text(text)
+
+    @staticmethod
+    def _soft_text(text: str) -> bool:
+        return bool(_SOFT_REMEDY.search(text) or (HEDGE.search(text) and _REMEDY_HEDGE.search(text)))
 
     # the patterns look at most a few words back or ahead: a bounded slice keeps long clauses cheap
     def _negation_before(self, start: int) -> bool:

@@ -7,6 +7,8 @@ signature; hedging between signatures earns 0; three or more signatures, or a bu
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from ..scenarios.ids import SIGNATURE_IDS
 from ..scenarios.model import Scenario
 from .bonus import number_bonus
@@ -69,9 +71,11 @@ def _scored(
     sig_part = _signature_part(signature, rubric, claims, reply.hedged)
     # "either X or something else; if it's X, check A": a diagnosis offered as one possibility makes its checks and
     # fixes branches, whether or not the other possibility is one of the ten
-    several = claims.several or claims.undecided > 0
-    meas_part = _plain_part(reply.find(target.measurement), rubric.measurement.hint, several)
-    fix_part = _fix_part(reply.find(target.fix), reply.find(target.wrong_fix), rubric.fix.hint, several)
+    offered = (*reply.find(target.measurement), *reply.find(target.fix))
+    rivals = _rival_clauses(reply, target, signature) if any(m.alternative for m in offered) else frozenset()
+    weighs = _Weighing(claims.several or claims.undecided > 0, rivals)
+    meas_part = _plain_part(reply.find(target.measurement), rubric.measurement.hint, weighs)
+    fix_part = _fix_part(reply.find(target.fix), reply.find(target.wrong_fix), rubric.fix.hint, weighs)
     earned = (
         PART_WEIGHTS["signature"] * sig_part.credit
         + PART_WEIGHTS["measurement"] * meas_part.credit
@@ -126,13 +130,40 @@ def _level(signature: str, hint: str, claims: Claims, hedged: bool) -> PartResul
     return PartResult(0.5, quote, hint, f"also named {others}; commit to one")
 
 
-def _tentative(m: Match, several: bool) -> bool:
+class _Weighing(NamedTuple):
+    several: bool  # several diagnoses in play: "if it's X, do A" is one branch
+    rivals: frozenset[int]  # the clauses that weigh another diagnosis
+
+
+_NONE = _Weighing(False, frozenset())
+
+
+def _rival_clauses(reply: Reply, target: CompiledRubric, signature: str) -> frozenset[int]:
+    """The clauses that name another diagnosis, or offer another one's check or fix in words of its own ("either
+    scatter ITL …, or check one TP rank's clocks"): "or" there weighs diagnoses. A reply that will not commit weighs
+    them everywhere."""
+    if reply.undecided:
+        return frozenset(range(len(reply.clauses)))
+    own = [(m.at[0], m.span) for m in (*reply.find(target.measurement), *reply.find(target.fix)) if m.positive]
+    rivals: set[int] = set()
+    for sig, comp in compiled().items():
+        if sig == signature:
+            continue
+        rivals.update(m.at[0] for m in reply.find(comp.signature) if m.positive)
+        for m in (*reply.find(comp.measurement), *reply.find(comp.fix)):
+            if m.positive and not any(at == m.at[0] and m.span <= span for at, span in own):
+                rivals.add(m.at[0])
+    return frozenset(rivals)
+
+
+def _tentative(m: Match, weighs: _Weighing) -> bool:
     """A check or fix offered without conviction, or as one branch among several diagnoses ("if it's X, do A",
-    "either X or Y — ncu will tell"); "either A or B" between two fixes of one diagnosis is a choice, not a doubt."""
-    return m.hedged or (several and (m.conditional or m.alternative))
+    "either X or Y — ncu will tell", "either count the NCCL kernels or compare per-rank times"); "bump the
+    micro-batch or fuse", between two remedies of one diagnosis, is a choice, not a doubt."""
+    return m.hedged or (weighs.several and m.conditional) or (m.alternative and m.at[0] in weighs.rivals)
 
 
-def _plain_part(matches: list[Match], hint: str, several: bool = False) -> PartResult:
+def _plain_part(matches: list[Match], hint: str, several: _Weighing = _NONE) -> PartResult:
     """A check or fix: ½ when tentative, or when it is one branch of "if it's X do A, if it's Y do B"."""
     positive = [m for m in matches if m.positive]
     if not positive:
@@ -142,7 +173,7 @@ def _plain_part(matches: list[Match], hint: str, several: bool = False) -> PartR
     return PartResult(0.5 if tentative else 1.0, best.quote(), hint, "hedged" if tentative else "")
 
 
-def _fix_part(right: list[Match], wrong: list[Match], hint: str, several: bool = False) -> PartResult:
+def _fix_part(right: list[Match], wrong: list[Match], hint: str, several: _Weighing = _NONE) -> PartResult:
     part = _plain_part(right, hint, several)
     wrong_positive = [m for m in wrong if m.positive]
     if wrong_positive and part.credit > 0:
