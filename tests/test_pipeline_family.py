@@ -4,9 +4,7 @@ GPU-metrics levels are in the trace only, and the reader finds them there."""
 
 from __future__ import annotations
 
-import bisect
 import re
-import statistics
 import tempfile
 from functools import lru_cache
 from pathlib import Path
@@ -108,7 +106,7 @@ def test_an_imbalanced_stage_runs_more_kernels_at_the_same_speed() -> None:
 def test_a_memory_bound_pipeline_streams_its_weights_for_a_few_tokens() -> None:
     """Micro-batches of a few dozen tokens, counted from the bytes each send carries: each TP rank's GEMM sits below
     the GPU's ridge (and above it at the fix's size), and the GEMMs measured on the trace deliver intensity × the
-    drawn share of DRAM bandwidth — the tensor-active share of peak the metrics rows show, no rate above a peak."""
+    drawn share of DRAM bandwidth — the tensor-active share of peak the kernel reaches, no rate above a peak."""
     for seed in SEEDS:
         for difficulty in DIFFICULTIES:
             s = drill("memory_bound_kernel", seed, difficulty)
@@ -122,23 +120,7 @@ def test_a_memory_bound_pipeline_streams_its_weights_for_a_few_tokens() -> None:
             assert f["gemm_tb_per_s"] == pytest.approx(hw.hbm_gbps / 1000 * f["dram_pct"] / 100, rel=0.05)
             assert f["gemm_tb_per_s"] < hw.hbm_gbps / 1000
             assert f["tensor_pct"] < f["kernel_efficiency_pct"]  # slower than the compute roofline, never faster
-            # The reveal's levels are what the GPU-metrics rows show under the GEMMs.
-            for row, level in (("DRAM Bandwidth %", f["dram_pct"]), ("Tensor Active %", f["tensor_pct"])):
-                assert statistics.median(under_gemms(s, row)) == pytest.approx(level, abs=1.0)
-
-
-def under_gemms(s: Scenario, row: str) -> list[float]:
-    """Samples of a GPU-metrics row of stage 0 that start inside one of its GEMMs."""
-    rank = s.trace.ranks[0]
-    spans = sorted((e.start, e.end) for e in rank.kernels() if e.kind == "skinny_gemm")
-    starts = [a for a, _ in spans]
-    track = rank.track(row)
-    out = []
-    for t, v in zip(track.sample_times, track.sample_values, strict=True):
-        i = bisect.bisect_right(starts, t) - 1
-        if i >= 0 and t < spans[i][1]:
-            out.append(v)
-    return out
+            assert f["dram_row_pct"] > 55 and f["tensor_row_pct"] < 42  # the rows under the top GEMM
 
 
 def test_the_busy_twins_launch_the_same_kernels_in_a_pipeline() -> None:
@@ -172,7 +154,12 @@ def test_the_reader_names_each_from_the_exported_files(signature: str) -> None:
         s = drill(signature, SEEDS[1], difficulty)
         with tempfile.TemporaryDirectory() as tmp:
             export_scenario(s, Path(tmp))
-            assert analyze_path(Path(tmp)).signature == signature, (difficulty, s.figures)
+            result = analyze_path(Path(tmp))
+        assert result.signature == signature, (difficulty, s.figures)
+        if signature == "memory_bound_kernel":  # the rows' levels the reveal quotes are the ones the reader reads
+            read = result.json["ranks"][0]["figures"]
+            assert read["dram_busy_pct"] == pytest.approx(s.figures["dram_row_pct"], abs=0.5)
+            assert read["tensor_busy_pct"] == pytest.approx(s.figures["tensor_row_pct"], abs=0.5)
 
 
 @pytest.mark.parametrize("signature", SIGNATURES)

@@ -15,8 +15,9 @@ import numpy as np
 
 from .busy import intensity
 from .common import ms, pct, pick
+from .counters import add_gpu_metrics, levels_under
 from .figures import hta_view, top_kernels
-from .model import Annotation, Reveal, Scenario
+from .model import Annotation, Rank, Reveal, Scenario, Trace
 from .pipeline import ideal_bubble_fraction, schedule
 from .pipeline_healthy import HEALTHY_MICROS
 from .pipeline_job import TP, PipeJob, draw_pipe_job, pipeline_context
@@ -77,6 +78,7 @@ def generate_membound(signature: str, rng: np.random.Generator, difficulty: str,
     gain = factor * step / after
     w = run.windows[1:]
     top = top_kernels(run.ranks[0], w, 1)[0]
+    rows = _rows_under(run.ranks, top[0], w)
     gemm_us = sum(
         e.dur for e in run.ranks[0].kernels() if e.kind == "skinny_gemm" and w[0][0] <= e.start < w[-1][1]
     ) / len(w)
@@ -94,6 +96,8 @@ def generate_membound(signature: str, rng: np.random.Generator, difficulty: str,
         "ridge_flop_per_byte": ridge,
         "dram_pct": 100 * dram,
         "tensor_pct": 100 * tensor,
+        "dram_row_pct": rows["DRAM Bandwidth %"],
+        "tensor_row_pct": rows["Tensor Active %"],
         "gemm_ms_per_step": gemm_us / 1000,
         "gemm_tflops": gemm_tflops,
         "gemm_tb_per_s": gemm_tflops / ai,
@@ -111,16 +115,29 @@ def generate_membound(signature: str, rng: np.random.Generator, difficulty: str,
         "hta_overlap_pct": hta["overlap_pct"],
     }
     reveal = _reveal(job, figures, dram, tensor, step, after, factor, mfu, ideal)
+    dram_row, tensor_row = figures["dram_row_pct"], figures["tensor_row_pct"]
     annotations = [
         Annotation(
             0,
             COMPUTE,
             *w[0],
-            f"{pct(top[2])} of GPU time in one GEMM · DRAM {100 * dram:.0f}% · tensor {100 * tensor:.0f}%",
+            f"{pct(top[2])} of GPU time in one GEMM · DRAM {dram_row:.0f}% · tensor {tensor_row:.0f}%",
         ),
-        Annotation(0, "DRAM Bandwidth %", *w[0], f"DRAM ~{100 * dram:.0f}% of peak under the top GEMM"),
+        Annotation(0, "DRAM Bandwidth %", *w[0], f"DRAM ~{dram_row:.0f}% under the top GEMM"),
     ]
-    return finish_pipeline(signature, seed, difficulty, context, run, figures, reveal, annotations)
+    return finish_pipeline(signature, seed, difficulty, context, run, figures, reveal, annotations, metrics=False)
+
+
+def _rows_under(ranks: list[Rank], name: str, windows: list[tuple[float, float]]) -> dict[str, float]:
+    """Add every rank's GPU-metrics rows (as finishing the scenario would) and read stage 0's under kernel `name`
+    in the steady steps: the levels the reveal quotes are the rows' own."""
+    end = Trace(ranks, "training", windows).end
+    for rank in ranks:
+        add_gpu_metrics(rank, (0.0, end))
+    lo, hi = windows[0][0], windows[-1][1]
+    return levels_under(
+        ranks[0], [(e.start, e.end) for e in ranks[0].kernels() if e.name == name and lo <= e.start < hi]
+    )
 
 
 def _reveal(
@@ -137,7 +154,8 @@ def _reveal(
     hw, hidden, p, m, tokens = job.hw, job.model.hidden, job.stages, job.micros, job.seq
     ai, ridge, n = f["arithmetic_intensity"], f["ridge_flop_per_byte"], int(f["gemm_n"])
     more, ai_after, gain = factor * tokens, f["intensity_after"], f["speedup"]
-    dram_t, tensor_t = f"{100 * dram:.0f}%", f"{100 * tensor:.0f}%"
+    dram_t, tensor_t = f"{100 * dram:.0f}%", f"{100 * tensor:.0f}%"  # the kernel's own, as ncu reports them
+    dram_row, tensor_row = f"{f['dram_row_pct']:.0f}%", f"{f['tensor_row_pct']:.0f}%"  # the sampled rows
     return Reveal(
         headline=f"Memory-bound dominant kernel — {tokens}-token micro-batches make every GEMM skinny: DRAM pinned, "
         "the tensor pipe mostly idle, below the roofline ridge.",
@@ -160,16 +178,16 @@ def _reveal(
             ),
             (
                 "Top kernels",
-                f"One GEMM takes {pct(f['top_kernel_share_pct'] / 100)} of kernel time. Under it the GPU-metrics rows "
-                f"show DRAM bandwidth at ~{dram_t} of peak and tensor-active at only ~{tensor_t}: the GEMMs wait on "
-                "memory, not math.",
+                f"One GEMM takes {pct(f['top_kernel_share_pct'] / 100)} of kernel time. Under it the GPU-metrics "
+                f"rows show DRAM bandwidth at ~{dram_row} of peak and tensor-active at only ~{tensor_row}: the "
+                "GEMMs wait on memory, not math.",
             ),
         ),
         wrong_hypothesis=(
             f"“m={m} micro-batches, thin wedges, even stages: a healthy pipeline, nothing to fix.” The schedule is "
-            f"fine; the kernels are not. A compute-bound GEMM keeps the tensor pipe busy; these run it at ~{tensor_t} "
-            "while DRAM is pinned. More micro-batches or an interleaved schedule cannot touch time spent inside a "
-            "kernel."
+            "fine; the kernels are not. A compute-bound GEMM keeps the tensor pipe busy; under these the row reads "
+            f"~{tensor_row} while DRAM is pinned. More micro-batches or an interleaved schedule cannot touch time "
+            "spent inside a kernel."
         ),
         measurement=(
             f"ncu on the top GEMM: dram__throughput ≈ {dram_t} of peak vs tensor pipe ≈ {tensor_t}. The shape "
@@ -196,10 +214,10 @@ def _reveal(
             f"{p} stages and {m} micro-batches a step, thin wedges, every stage the same: the timeline passes. But "
             f"MFU is {100 * mfu:.0f}%, so the loss is inside kernels. The top GEMM is "
             f"{pct(f['top_kernel_share_pct'] / 100)} of GPU time, and the metrics rows under it show DRAM at "
-            f"~{dram_t} and tensor-active at ~{tensor_t}: memory-bound. The sends say why: {f['send_kb']:.0f} KiB is "
-            f"{tokens} tokens a micro-batch, so each TP rank's GEMM has M={tokens}, {ai:.0f} FLOP per byte against a "
-            f"ridge of {ridge:.0f}. I'd confirm in ncu and pack {factor} sequences per micro-batch: about "
-            f"{gain:.1f}× the throughput."
+            f"~{dram_row} and tensor-active at ~{tensor_row}: memory-bound. The sends say why: "
+            f"{f['send_kb']:.0f} KiB is {tokens} tokens a micro-batch, so each TP rank's GEMM has M={tokens}, "
+            f"{ai:.0f} FLOP per byte against a ridge of {ridge:.0f}. I'd confirm in ncu and pack {factor} sequences "
+            f"per micro-batch: about {gain:.1f}× the throughput."
         ),
         tell=(
             "Its near-twin, the healthy pipeline, looks just as busy with the same kernels; the tell is in the "
