@@ -4,9 +4,9 @@ when every workload belonged to one signature."""
 
 from __future__ import annotations
 
-from bot.scenarios.families import HOSTS, LLM, PIPELINE, RECSYS, VISION, context_guess_bound
+from bot.scenarios.families import HOSTS, LLM, PIPELINE, RECSYS, VISION, context_guess_bound, pair_guess_bound
 from bot.scenarios.ids import TWINS
-from bot.scenarios.leakage import NaiveBayes, context_words, scores
+from bot.scenarios.leakage import TWIN_PAIRS, NaiveBayes, context_words, scores
 from bot.scenarios.registry import generate
 
 TRAIN, TEST = range(0, 12), range(5000, 5006)  # 540 drills; the full measure: benchmarks/bench_scenarios.py
@@ -16,8 +16,8 @@ def test_context_alone_cannot_pick_between_twins_and_rarely_names_the_signature(
     got = scores(TRAIN, TEST)
     for pair in ("straggler/unoverlapped_allreduce", "sync_stall/alloc_stall", "healthy/memory_bound_kernel"):
         assert got[pair] <= 0.65, (pair, got)
-    # The busy pair, the serving pair and the pipeline each fill one family's top weight (a floor of 0.30); the
-    # bench's larger splits measure 0.34-0.35 and this one 0.31; it is small and noisy, hence the margin.
+    # Bubbles and prefill-blocks-decode each fill one family's top weight, the rest share the data-parallel ones
+    # (a bound of 0.30); this split is small and noisy, hence the margin over the bench's larger ones.
     assert got["overall"] <= 0.40, got
 
 
@@ -29,14 +29,14 @@ def test_every_signature_shares_its_family() -> None:
             hosted.setdefault(family, set()).add(sig)
     assert all(len(sigs) > 1 for sigs in hosted.values()), hosted
     assert all(len(hosted[f]) >= 3 for f in (LLM, VISION, RECSYS, PIPELINE)), hosted
-    assert {"pipeline_bubbles", "healthy", "straggler"} <= hosted[PIPELINE]
+    assert {"pipeline_bubbles", "healthy", "straggler", "memory_bound_kernel"} <= hosted[PIPELINE]
 
 
 def test_twins_are_hosted_by_the_same_families() -> None:
     """Twins share the data-parallel families in the same proportions, so those words never tell them apart.
-    healthy, straggler and sync_stall are also hosted by serving or the pipeline, whose twins are not (no served
-    memory-bound or allocation-stall drill, no pipeline all-reduce drill is built), which the pair scores above
-    bound."""
+    Beyond them straggler and sync_stall are hosted by the pipeline or serving, whose twins are not (no pipeline
+    all-reduce or served allocation-stall drill is built), and the busy twins by the pipeline 0.15 : 0.3 and
+    healthy by serving 0.15: within a pair the words are right at best 0.575 (`pair_guess_bound`)."""
 
     def data_parallel(sig: str) -> dict[str, float]:
         hosts = {f: w for f, w in HOSTS[sig] if f in (LLM, VISION, RECSYS)}
@@ -58,6 +58,9 @@ def test_the_classifier_does_find_a_leak_when_there_is_one() -> None:
     assert all(model.predict(words) == sig for sig, words in rows)
 
 
-def test_no_family_mix_lets_the_words_name_more_than_a_third() -> None:
-    """Even a classifier that reads the family perfectly from the words names at most a third of signatures."""
-    assert context_guess_bound() <= 0.335, context_guess_bound()
+def test_no_family_mix_lets_the_words_name_more_than_three_in_ten() -> None:
+    """Even a classifier that reads the family perfectly from the words names at most 30% of signatures, and
+    picks the right twin at most 57.5% of the time."""
+    assert context_guess_bound() <= 0.305, context_guess_bound()
+    for a, b in TWIN_PAIRS:
+        assert pair_guess_bound(a, b) <= 0.575 + 1e-9, (a, b, pair_guess_bound(a, b))

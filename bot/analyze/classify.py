@@ -65,7 +65,8 @@ def _across_ranks(r: Reading) -> Finding | None:
 
 def _pipeline(r: Reading) -> Finding:
     """Stages exchanging activations: one stage running the same kernels longer (a slow GPU the others wait for),
-    a schedule with too few micro-batches (fill and drain), or neither."""
+    GEMMs waiting on memory (micro-batches of too few tokens), a schedule with too few micro-batches (fill and
+    drain), or none of these."""
     ratios = kernel_time_ratios(r)
     slow = max(range(len(ratios)), key=lambda i: ratios[i])
     idle = statistics.fmean(x.figures["gpu_idle_pct"] for x in r.ranks)
@@ -76,6 +77,8 @@ def _pipeline(r: Reading) -> Finding:
             f"stage {r.ranks[slow].rank} runs the same kernels {ratios[slow]:.2f}× as long as the other stages, "
             f"which idle ~{idle:.0f}% of the step waiting for it",
         )
+    if (memory := _memory_bound(r.main.figures)) is not None:  # even stages, many micro-batches, skinny GEMMs
+        return memory
     p = len(r.ranks)
     m = micro_batches_per_step(next(x for x in r.model_ranks if x.rank == r.main.rank))
     ideal = 100 * (p - 1) / (m + p - 1) if m >= 1 else 0.0
@@ -170,19 +173,27 @@ def _prefill_blocks_decode(f: Figures) -> Finding | None:
     )
 
 
+def _memory_bound(f: Figures) -> Finding | None:
+    """The GPU-metrics rows under the dominant kernel: DRAM high and the tensor pipe low is a memory-bound kernel;
+    a compute-bound GEMM is the other way round. Samples mix neighbouring kernels, so the test is on the contrast,
+    not on peaks."""
+    dram, tensor = f.get("dram_busy_pct"), f.get("tensor_busy_pct")
+    if dram is None or tensor is None or not (dram > 55 and tensor < 42 and dram > 1.5 * tensor):
+        return None
+    return _finding(
+        "memory_bound_kernel",
+        0.6,
+        f"the timeline is {f['gpu_busy_pct']:.0f}% busy but DRAM bandwidth runs ~{dram:.0f}% "
+        f"with tensor-active ~{tensor:.0f}%: the dominant kernel is memory-bound",
+    )
+
+
 def _busy(f: Figures) -> Finding:
     """A busy timeline with nothing else wrong: memory-bound if the GPU metrics say so, else healthy."""
+    if (memory := _memory_bound(f)) is not None:
+        return memory
     busy = f["gpu_busy_pct"]
-    dram, tensor = f.get("dram_busy_pct"), f.get("tensor_busy_pct")
-    # Under a memory-bound kernel DRAM runs high and the tensor pipe low; a compute-bound GEMM is the other way
-    # round. Samples mix neighbouring kernels, so the test is on the contrast, not on peaks.
-    if dram is not None and tensor is not None and dram > 55 and tensor < 42 and dram > 1.5 * tensor:
-        return _finding(
-            "memory_bound_kernel",
-            0.6,
-            f"the timeline is {busy:.0f}% busy but DRAM bandwidth runs ~{dram:.0f}% "
-            f"with tensor-active ~{tensor:.0f}%: the dominant kernel is memory-bound",
-        )
+    dram = f.get("dram_busy_pct")
     hedge = (
         ""
         if dram is not None

@@ -48,6 +48,21 @@ def add_gpu_metrics(rank: Rank, span: tuple[float, float], samples: int | None =
         )
 
 
+def levels_under(rank: Rank, spans: list[tuple[float, float]]) -> dict[str, float]:
+    """Each GPU-metrics row's mean over the samples that start inside `spans` (sorted, disjoint): what the rows show
+    under a kernel, with its neighbours mixed in where a sample straddles its edges."""
+    starts = np.array([a for a, _ in spans])
+    ends = np.array([b for _, b in spans])
+    out = {}
+    for name, _ in COUNTER_ROWS:
+        track = rank.track(name)
+        times = np.array(track.sample_times)
+        i = np.searchsorted(starts, times, side="right") - 1
+        inside = (i >= 0) & (times < ends[np.maximum(i, 0)])
+        out[name] = float(np.mean(np.array(track.sample_values)[inside]))
+    return out
+
+
 _KINDS = list(METRICS)
 _KIND_ROW = {k: i for i, k in enumerate(_KINDS)}
 _TABLE = np.array([METRICS[k] for k in _KINDS], dtype=float)

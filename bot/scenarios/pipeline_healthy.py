@@ -1,7 +1,8 @@
 """A healthy pipeline: many micro-batches per step (m ≫ p), even stages, so the 1F1B fill and drain are thin.
 
-The healthy signature's drill in the pipeline family: the same job, words and kernels as a bubbly or straggling
-pipeline; the micro-batch count the NVTX ranges show and the even per-stage kernel times are the finding."""
+The healthy signature's drill in the pipeline family: the same job, words and kernels as a bubbly, straggling or
+memory-bound pipeline; the micro-batch count the NVTX ranges show, the even per-stage kernel times and the
+GPU-metrics rows under the GEMMs (tensor pipe busy) are the finding."""
 
 from __future__ import annotations
 
@@ -99,7 +100,9 @@ def generate_healthy(signature: str, rng: np.random.Generator, difficulty: str, 
         ),
         tell=(
             "In the pipeline family, bubbles show few micro-batches and wide wedges; a slow stage runs the same "
-            "kernels longer than its peers. Here m is large and the stages match."
+            "kernels longer than its peers; a memory-bound pipeline looks just as busy, but under its GEMMs DRAM is "
+            "pinned and the tensor pipe low. Here m is large, the stages match and tensor-active stays high under "
+            "the GEMMs."
         ),
     )
     w = run.windows[1]

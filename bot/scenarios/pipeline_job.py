@@ -1,8 +1,10 @@
 """The pipeline-parallel family: one job draw and one context for every signature it hosts.
 
-Every pipeline drill (pipeline_bubbles, healthy, straggler) draws its GPU, model, stage count and sequence length
-from the same pools and is told the same words; what differs — the micro-batch count per step, one stage's clock —
-is only in the trace (NVTX ranges per micro-batch, per-stage kernel times), never in the context.
+Every pipeline drill (pipeline_bubbles, healthy, straggler, memory_bound_kernel) draws its GPU, model and stage
+count from the same pools and is told the same words; what differs — the micro-batch count per step, the tokens per
+micro-batch, one stage's clock — is only in the trace (NVTX ranges per micro-batch, the bytes each send/recv carries,
+per-stage kernel times, the GPU-metrics rows), never in the context. The context names no sequence length: a
+memory-bound pipeline runs micro-batches of a few dozen tokens, the others one 2,048- or 4,096-token sequence each.
 
 Physics: each of the p stages holds L/p blocks, split over TP=8 GPUs of one node; a micro-batch's forward on a
 stage costs 2·(params per GPU)·tokens FLOPs at the drawn kernel efficiency, backward twice that. The last stage
@@ -55,12 +57,15 @@ class PipeJob:
     hw: Hardware
     model: Model
     stages: int
-    seq: int  # tokens per micro-batch (micro-batch size 1)
+    seq: int  # tokens per micro-batch (one sequence)
     efficiency: float
     micros: int  # micro-batches per step: set by the signature, read from the trace
 
     def with_micros(self, micros: int) -> PipeJob:
         return replace(self, micros=micros)
+
+    def with_seq(self, seq: int) -> PipeJob:
+        return replace(self, seq=seq)
 
     @property
     def vocab(self) -> int:
@@ -132,13 +137,13 @@ def draw_pipe_job(rng: np.random.Generator) -> PipeJob:
 
 
 def pipeline_context(rng: np.random.Generator, job: PipeJob, difficulty: str) -> Context:
-    """What every pipeline drill is told: the job, never the micro-batch count or a stage's health."""
+    """What every pipeline drill is told: the job, never the micro-batch count, its tokens or a stage's health."""
     hw, model = job.hw, job.model
     details = (NVIDIA_SMI_DETAIL,) if difficulty == "hard" else ()
     return Context(
         title=f"{job.stages * TP}×{hw.name} · {model.name} · LLM pre-training",
         hardware=f"{job.stages} nodes × 8 {hw.name} ({hw.link} inside a node)",
-        model=f"{model.name}, BF16, AdamW, {job.seq:,}-token sequences",
+        model=f"{model.name}, BF16, AdamW",
         parallelism=f"{job.stages}-stage pipeline (1F1B) × TP=8 (traces: one rank per stage)",
         complaint=str(pick(rng, _COMPLAINTS)),
         details=details,

@@ -31,7 +31,7 @@ STEP_LEAD_US = 450.0  # a ProfilerStep opens this long before its first kernel m
 LAUNCH_LEAD_US = (60.0, 400.0)  # how far the host runs ahead of the GPU
 JITTER = 0.03
 
-Kernel = tuple[str, str, float]  # name, metric kind, µs
+Kernel = tuple[str, str, float, tuple[float, float, float] | None]  # name, metric kind, µs, own SM/tensor/DRAM levels
 _START, _DUR = attrgetter("start"), attrgetter("dur")
 
 
@@ -75,6 +75,18 @@ def group_count(job: PipeJob, shares: Shares) -> int:
     """Block groups per stage and micro-batch: as many as the kernel budget allows, at most one block each."""
     target = round(KERNEL_BUDGET / (kernels_per_group(shares) * job.micros))
     return int(min(max(target, 1), job.model.blocks // job.stages))
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryBound:
+    """GEMMs below the roofline ridge (few tokens per micro-batch): a part's GEMMs do all of its FLOPs at `tensor`
+    of the GPU's peak (the part's time at the drawn kernel efficiency times efficiency ÷ tensor), at the SM /
+    tensor / DRAM `levels` they reach; every other kernel of a full block group takes at least `floor_us` (a
+    kernel's fixed device cost times the group's blocks, no longer hidden under a few tokens' work)."""
+
+    slow: float  # kernel efficiency ÷ tensor-active share
+    levels: tuple[float, float, float]
+    floor_us: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,34 +154,64 @@ def stage_stats(ranks: list[Rank], windows: list[tuple[float, float]]) -> StageS
     return StageStats(step, compute, idle, flash, kernels)
 
 
-def _scaled(items: tuple[tuple[str, str, float], ...], total_us: float) -> list[Kernel]:
-    return [(n, m, share * total_us) for n, m, share in items]
+def _scaled(
+    items: tuple[tuple[str, str, float], ...], total_us: float, mb: MemoryBound | None = None, part: float = 1.0
+) -> list[Kernel]:
+    """Each kernel's share of `total_us`; under `mb`, the GEMMs take the whole part's FLOPs at the memory-bound
+    rate and the rest at least the device floor of `part` of a block group."""
+    if mb is None:
+        return [(n, m, share * total_us, None) for n, m, share in items]
+    gemms = sum(share for _, m, share in items if m == "gemm")
+    return [
+        (n, "skinny_gemm", share / gemms * total_us * mb.slow, mb.levels)
+        if m == "gemm"
+        else (n, m, max(share * total_us, mb.floor_us * part), None)
+        for n, m, share in items
+    ]
 
 
-def _stage_kernels(job: PipeJob, shares: Shares, work: StageWork, last: bool, groups: int) -> tuple[list[Kernel], ...]:
+def _stage_kernels(
+    job: PipeJob, shares: Shares, work: StageWork, last: bool, groups: int, mb: MemoryBound | None = None
+) -> tuple[list[Kernel], ...]:
     """(forward, backward, optimizer) kernels of one stage for one micro-batch, at its GPU's speed."""
     group_us = job.fwd_us / groups * work.slow
-    fwd = [k for g in work.groups for k in _scaled(shares.fwd, g * group_us)]
-    bwd = [k for g in reversed(work.groups) for k in _scaled(shares.bwd, 2.0 * g * group_us)]
+    fwd = [k for g in work.groups for k in _scaled(shares.fwd, g * group_us, mb, g)]
+    bwd = [k for g in reversed(work.groups) for k in _scaled(shares.bwd, 2.0 * g * group_us, mb, g)]
     if last:
-        fwd += _scaled(shares.head_fwd, job.head_fwd_us * work.slow)
-        bwd = _scaled(shares.head_bwd, 2.0 * job.head_fwd_us * work.slow) + bwd
+        fwd += _scaled(shares.head_fwd, job.head_fwd_us * work.slow, mb)
+        bwd = _scaled(shares.head_bwd, 2.0 * job.head_fwd_us * work.slow, mb) + bwd
     return fwd, bwd, _scaled(shares.optimizer, job.optimizer_us * work.slow)
 
 
-def _span(kernels: list[Kernel]) -> float:
-    return sum(us for _, _, us in kernels) + KERNEL_GAP_US * len(kernels)
+def stage_spans(
+    job: PipeJob, work: list[StageWork], mb: MemoryBound | None = None
+) -> tuple[list[float], list[float], list[float]]:
+    """Per stage, the GPU time of one micro-batch's forward, its backward, and the optimizer (kernels and the gaps
+    between them): what the 1F1B schedule places."""
+    return _spans(_per_stage(job, work, mb))
 
 
-def run_pipeline(job: PipeJob, rng: np.random.Generator, work: list[StageWork]) -> PipeRun:
-    """Five steps of the job's 1F1B schedule, with `work[s]` on stage s."""
+def _spans(per_stage: list[tuple[list[Kernel], ...]]) -> tuple[list[float], list[float], list[float]]:
+    return [_span(f) for f, _, _ in per_stage], [_span(b) for _, b, _ in per_stage], [_span(o) for *_, o in per_stage]
+
+
+def _per_stage(job: PipeJob, work: list[StageWork], mb: MemoryBound | None) -> list[tuple[list[Kernel], ...]]:
     shares = kernel_shares(job)
     groups = group_count(job, shares)
+    return [_stage_kernels(job, shares, w, s == job.stages - 1, groups, mb) for s, w in enumerate(work)]
+
+
+def _span(kernels: list[Kernel]) -> float:
+    return sum(k[2] for k in kernels) + KERNEL_GAP_US * len(kernels)
+
+
+def run_pipeline(
+    job: PipeJob, rng: np.random.Generator, work: list[StageWork], mb: MemoryBound | None = None
+) -> PipeRun:
+    """Five steps of the job's 1F1B schedule, with `work[s]` on stage s (and its GEMMs memory-bound under `mb`)."""
     stages = job.stages
-    per_stage = [_stage_kernels(job, shares, w, s == stages - 1, groups) for s, w in enumerate(work)]
-    fwd_us = [_span(f) for f, _, _ in per_stage]
-    bwd_us = [_span(b) for _, b, _ in per_stage]
-    opt_us = [_span(o) for _, _, o in per_stage]
+    per_stage = _per_stage(job, work, mb)
+    fwd_us, bwd_us, opt_us = _spans(per_stage)
     sims = [RankSim(s, rng, with_memcpy=False, with_nccl=True) for s in range(stages)]
     ranges: list[list[tuple[str, int, int]]] = [[] for _ in sims]  # (NVTX name, first, last correlation)
     first = int(rng.integers(20, 300))
@@ -197,16 +239,17 @@ def _fill(sim: RankSim, start: float, end: float, kernels: list[Kernel]) -> tupl
     """Kernels back to back from `start`, each a few percent off its share, scaled to end at `end` (the schedule
     fixed the span); returns the first and last correlation ids."""
     jitter = sim.rng.uniform(1.0 - JITTER, 1.0 + JITTER, len(kernels)).tolist()
-    draws = [us * j for (_, _, us), j in zip(kernels, jitter, strict=True)]
+    draws = [k[2] * j for k, j in zip(kernels, jitter, strict=True)]
     scale = (end - start - KERNEL_GAP_US * len(kernels)) / sum(draws)
     events = sim.streams[COMPUTE_STREAM].events
     t = start
     first = corr = 0
-    for (name, metric, _), drawn in zip(kernels, draws, strict=True):
+    for (name, metric, _, levels), drawn in zip(kernels, draws, strict=True):
         dur = drawn * scale
         corr = sim.next_correlation()
         first = first or corr
-        events.append(Event(name, t, dur, Category.COMPUTE, corr, None, metric))
+        args = {"_levels": levels} if levels else None
+        events.append(Event(name, t, dur, Category.COMPUTE, corr, args, metric))
         t += dur + KERNEL_GAP_US
     return first, corr
 

@@ -52,7 +52,9 @@ def finish_pipeline(
     figures: dict[str, float],
     reveal: Reveal,
     annotations: list[Annotation],
+    metrics: bool = True,
 ) -> Scenario:
+    """The scenario; `metrics=False` when the generator already added the GPU-metrics rows (to read them)."""
     return finish(
         signature,
         seed,
@@ -66,4 +68,5 @@ def finish_pipeline(
         reveal,
         annotations,
         run.first_step,
+        metrics=metrics,
     )

@@ -9,9 +9,18 @@ import numpy as np
 from ..busy import EFFICIENCY, busy_pair_ok, busy_program, intensity, skinny_shapes
 from ..common import Model, TrainingSetup, by_difficulty, ms, pct, pick, setup_figures
 from ..dp import finish_training, run_dp
-from ..families import TRAINING_WORLDS, draw_family, family_gpus, family_models, family_pair_ok, setup_context
+from ..families import (
+    PIPELINE,
+    TRAINING_WORLDS,
+    draw_family,
+    family_gpus,
+    family_models,
+    family_pair_ok,
+    setup_context,
+)
 from ..figures import hta_view, top_kernels
 from ..model import Annotation, Hardware, Reveal, Scenario
+from ..pipeline_membound import generate_membound
 from ..sim import COMPUTE
 from ..training import program_kernel_us
 
@@ -33,6 +42,8 @@ def _draw_pair(rng: np.random.Generator, family: str) -> tuple[Hardware, Model]:
 
 def generate(rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
     workload = draw_family(rng, ID)
+    if workload == PIPELINE:
+        return generate_membound(ID, rng, difficulty, seed)
     hw, model = _draw_pair(rng, workload)
     hidden = model.hidden
     ridge = hw.ridge_flop_per_byte
