@@ -36,7 +36,7 @@ def test_twins_are_hosted_by_the_same_families() -> None:
     """Twins share the data-parallel families in the same proportions, so those words never tell them apart.
     Beyond them straggler and sync_stall are hosted by the pipeline or serving, whose twins are not (no pipeline
     all-reduce or served allocation-stall drill is built), and the busy twins by the pipeline 0.15 : 0.3 and
-    healthy by serving 0.15: within a pair the words are right at best 0.575 (`pair_guess_bound`)."""
+    healthy by serving 0.15: within a pair the words are right at best 0.55–0.575 (`pair_guess_bound`)."""
 
     def data_parallel(sig: str) -> dict[str, float]:
         hosts = {f: w for f, w in HOSTS[sig] if f in (LLM, VISION, RECSYS)}
@@ -60,7 +60,8 @@ def test_the_classifier_does_find_a_leak_when_there_is_one() -> None:
 
 def test_no_family_mix_lets_the_words_name_more_than_three_in_ten() -> None:
     """Even a classifier that reads the family perfectly from the words names at most 30% of signatures, and
-    picks the right twin at most 57.5% of the time."""
+    picks the right twin at most 55% of the time (57.5% for the busy pair, whose healthy side serving also hosts)."""
     assert context_guess_bound() <= 0.305, context_guess_bound()
+    limits = {("healthy", "memory_bound_kernel"): 0.575}
     for a, b in TWIN_PAIRS:
-        assert pair_guess_bound(a, b) <= 0.575 + 1e-9, (a, b, pair_guess_bound(a, b))
+        assert pair_guess_bound(a, b) <= limits.get((a, b), 0.55) + 1e-9, (a, b, pair_guess_bound(a, b))
