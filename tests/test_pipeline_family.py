@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import tempfile
 from functools import lru_cache
+from itertools import islice
 from pathlib import Path
 
 import pytest
@@ -134,9 +135,10 @@ def test_no_label_or_word_names_the_answer_and_reveal_numbers_are_figures(signat
 
 
 def test_forcing_the_family_changes_nothing_where_the_seed_draws_it() -> None:
-    drawn = [seed for seed in range(60) if "pipeline" in generate("healthy", seed).context.parallelism]
+    # The first two seeds that draw it (generating on past them would only be thrown away).
+    drawn = list(islice((seed for seed in range(60) if "pipeline" in generate("healthy", seed).context.parallelism), 2))
     assert drawn, "about one healthy drill in ten is a pipeline"
-    for seed in drawn[:2]:
+    for seed in drawn:
         assert generate_in_family("healthy", PIPELINE, seed).figures == generate("healthy", seed).figures
     with pytest.raises(ValueError, match="not hosted"):
         generate_in_family("memory_bound_kernel", PIPELINE, 0)
