@@ -32,4 +32,10 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(why, yellow=True, bold=True)
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    from .dbs import close_databases
+
+    close_databases()
+
+
 from .dbs import database, empty_database  # noqa: E402,F401  (fixtures)

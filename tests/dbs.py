@@ -1,5 +1,8 @@
-"""Database fixtures: a temporary SQLite file always, and the real PostgreSQL (each test in its own schema, so
-parallel workers and helpers never collide).
+"""Database fixtures: a temporary SQLite file always, and the real PostgreSQL (each test on a schema no other
+running test uses, so parallel workers and helpers never collide).
+
+A test gets a copy of a migrated SQLite file and, on PostgreSQL, a migrated schema emptied after the last test
+that used it (tests/pg_pool.py): migrating for every test cost more than half a second each.
 
 PostgreSQL is TEST_DATABASE_URL when set — unreachable, its tests fail, never skip — else the local server at
 LOCAL_POSTGRES when it answers. When neither is there, every PostgreSQL case is still collected and reported as
@@ -9,7 +12,8 @@ from __future__ import annotations
 
 import functools
 import os
-import uuid
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +23,8 @@ from sqlalchemy import create_engine, text
 
 from bot.store.db import Database, normalize_url
 from bot.store.migrate import upgrade
+
+from .pg_pool import SchemaPool, new_schema
 
 LOCAL_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
@@ -65,30 +71,64 @@ def backends() -> list[Any]:
 
 def make_database(kind: str, tmp_path: Path, *, migrate: bool = True) -> Iterator[Database]:
     if kind == "sqlite":
-        db = Database(f"sqlite:///{tmp_path / 'test.sqlite3'}")
+        path = tmp_path / "test.sqlite3"
         if migrate:
-            upgrade(db)
+            shutil.copyfile(_migrated_sqlite(), path)
+        db = Database(f"sqlite:///{path}")
         yield db
         db.dispose()
         return
     given, _ = postgres_url()
     assert given is not None
-    url = normalize_url(given)
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(url)
-    with admin.begin() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    engine = create_engine(url, connect_args={"options": f"-csearch_path={schema}"}, pool_size=10, max_overflow=20)
-    db = Database(engine=engine)
+    if not migrate:
+        schema = new_schema(_pool().admin)
+        try:
+            yield from _on_schema(schema)
+        finally:
+            _pool().drop(schema)
+        return
+    with _pool().lease(_migrate_schema) as schema:
+        yield from _on_schema(schema)
+
+
+def _on_schema(schema: str) -> Iterator[Database]:
+    """A Database on one schema; its connections carry the schema's name, so any left open can be found."""
+    args = {"options": f"-csearch_path={schema}", "application_name": schema}
+    db = Database(engine=create_engine(_pool().url, connect_args=args, pool_size=10, max_overflow=20))
     try:
-        if migrate:
-            upgrade(db)
         yield db
     finally:
         db.dispose()
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+
+
+def _migrate_schema(schema: str) -> None:
+    for db in _on_schema(schema):
+        upgrade(db)
+
+
+@functools.cache
+def _pool() -> SchemaPool:
+    """This process's migrated PostgreSQL schemas (dropped at the end of the session: `close_databases`)."""
+    return SchemaPool(normalize_url(pg_url()))
+
+
+@functools.cache
+def _migrated_sqlite() -> Path:
+    """One migrated SQLite file per process, copied for each test (the copy is what `upgrade` would give)."""
+    path = Path(tempfile.mkdtemp(prefix="tracedrill-template-")) / "migrated.sqlite3"
+    db = Database(f"sqlite:///{path}")
+    upgrade(db)
+    db.dispose()  # the last connection's close checkpoints the WAL into the file
+    assert not path.with_name(path.name + "-wal").exists(), "the template must be one self-contained file"
+    return path
+
+
+def close_databases() -> None:
+    """At the end of the session: this process's free schemas dropped, its SQLite template removed."""
+    if _pool.cache_info().currsize:
+        _pool().close()
+    if _migrated_sqlite.cache_info().currsize:
+        shutil.rmtree(_migrated_sqlite().parent, ignore_errors=True)
 
 
 @pytest.fixture(params=backends())

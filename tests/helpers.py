@@ -9,7 +9,10 @@ from datetime import UTC, datetime, timedelta
 from bot.drills.engine import Drills
 from bot.drills.fake import FakeChat
 from bot.drills.ports import ChannelRef, UserRef
+from bot.render.cache import RenderCache
 from bot.store.db import Database
+
+from .memo import PICTURES
 
 
 @dataclass
@@ -23,8 +26,22 @@ class Clock:
         self.now += timedelta(seconds=seconds)
 
 
-def engine_for(db: Database, chat: FakeChat, clock: Clock, seed: int = 1, platform: str = "slack") -> Drills:
-    return Drills(db, {platform: chat}, clock=clock, rng=random.Random(seed), retry_base_seconds=0.01)
+def engine_for(
+    db: Database,
+    chat: FakeChat,
+    clock: Clock,
+    seed: int = 1,
+    platform: str = "slack",
+    render_cache: RenderCache = PICTURES,
+) -> Drills:
+    return Drills(
+        db,
+        {platform: chat},
+        clock=clock,
+        rng=random.Random(seed),
+        retry_base_seconds=0.01,
+        render_cache=render_cache,
+    )
 
 
 def channel(ws: str = "T1", ch: str = "C1", platform: str = "slack") -> ChannelRef:

@@ -9,7 +9,11 @@ from bot.scenarios.ids import TWINS
 from bot.scenarios.leakage import TWIN_PAIRS, NaiveBayes, context_words, scores
 from bot.scenarios.registry import generate
 
-TRAIN, TEST = range(0, 12), range(5000, 5006)  # 540 drills; the full measure: benchmarks/bench_scenarios.py
+# 360 drills (each drill's context is drawn after its simulation, so each costs a whole drill); the full measure,
+# 1,800 drills over 40 + 20 seeds, is benchmarks/bench_scenarios.py. Sub-splits of the 540 drills this test used
+# to draw (12 + 6 seeds) score 0.29-0.37 overall and 0.42-0.58 per pair: the margins below hold on any of them,
+# and the leaks these bounds were set against scored 0.54 and 0.81 overall.
+TRAIN, TEST = range(0, 8), range(5000, 5004)
 
 
 def test_context_alone_cannot_pick_between_twins_and_rarely_names_the_signature() -> None:

@@ -23,6 +23,7 @@ from bot.store.models import Attempt, Drill
 
 from .fakes.discord_api import APP_ID, FakeDiscordAPI, thread_payload
 from .helpers import Clock
+from .memo import PICTURES
 
 GUILD, CHANNEL = "1", "500"
 MANAGE_GUILD = str(1 << 5)
@@ -159,7 +160,7 @@ async def open_form(h: Harness, drill_id: int, message_id: str, user: str = "42"
 class Harness:
     def __init__(self, db: Database, api: FakeDiscordAPI, clock: Clock) -> None:
         self.db, self.api, self.clock = db, api, clock
-        self.engine = Drills(db, {}, clock=clock)
+        self.engine = Drills(db, {}, clock=clock, render_cache=PICTURES)
         self.bot = self.new_bot()
 
     def new_bot(self) -> TraceBot:

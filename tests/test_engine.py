@@ -16,6 +16,7 @@ from bot.drills.fake import FakeChat
 from bot.drills.leaderboard import leaderboard
 from bot.drills.policy import points
 from bot.drills.selection import choose_seed, choose_signature
+from bot.render.cache import RenderCache
 from bot.scenarios.ids import SIGNATURE_IDS
 from bot.store import groups, repo
 from bot.store.boards import user_stats
@@ -337,7 +338,7 @@ def test_the_core_imports_no_chat_sdk() -> None:
 
 async def test_scheduled_drills_share_the_drill_of_the_day_and_its_picture(database: Database) -> None:
     chat, clock = FakeChat(), Clock()
-    e = engine_for(database, chat, clock)
+    e = engine_for(database, chat, clock, render_cache=RenderCache())  # counted here: a cache of its own
     a = await e.start(channel("T1", "C1"), signature="straggler", scheduled=True)
     b = await e.start(channel("T2", "C7"), signature="straggler", scheduled=True)
     assert a.seed == b.seed

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import tempfile
 from functools import lru_cache
+from itertools import islice
 from pathlib import Path
 
 import pytest
@@ -178,9 +179,10 @@ def test_no_label_or_word_names_the_answer_and_reveal_numbers_are_figures(signat
 
 @pytest.mark.parametrize("signature", ["healthy", "memory_bound_kernel"])
 def test_forcing_the_family_changes_nothing_where_the_seed_draws_it(signature: str) -> None:
-    drawn = [seed for seed in range(30) if "pipeline" in generate(signature, seed).context.parallelism]
+    # The first two seeds that draw it (generating on past them would only be thrown away).
+    drawn = list(islice((seed for seed in range(60) if "pipeline" in generate(signature, seed).context.parallelism), 2))
     assert drawn, "about one healthy drill in seven, and one memory-bound drill in three, is a pipeline"
-    for seed in drawn[:2]:
+    for seed in drawn:
         assert generate_in_family(signature, PIPELINE, seed).figures == generate(signature, seed).figures
 
 

@@ -19,6 +19,7 @@ from bot.store.db import Database
 from bot.store.models import Attempt, Drill
 
 from .helpers import Clock
+from .memo import PICTURES
 
 ANSWER = (
     "Rank 2 is a straggler: the others wait for it in the all-reduce.\n"
@@ -119,7 +120,7 @@ class _SlowReader(io.StringIO):
 async def test_running_out_of_time_grades_what_was_typed_as_late(tmp_path: Path, database: Database) -> None:
     clock = Clock()
     chat = TerminalChat(tmp_path, lambda _t: None)
-    engine = Drills(database, {"terminal": chat}, clock=clock)
+    engine = Drills(database, {"terminal": chat}, clock=clock, render_cache=PICTURES)
     console = Console(file=io.StringIO(), width=120)
     code = await play(
         engine,
@@ -145,7 +146,7 @@ class _Interrupting(io.StringIO):
 
 async def test_ctrl_c_stores_nothing_half_written(tmp_path: Path, database: Database) -> None:
     chat = TerminalChat(tmp_path, lambda _t: None)
-    engine = Drills(database, {"terminal": chat}, clock=Clock())
+    engine = Drills(database, {"terminal": chat}, clock=Clock(), render_cache=PICTURES)
     console = Console(file=io.StringIO(), width=120)
     code = await play(engine, chat, PlayOptions("dee"), console, _Interrupting(""))
     assert code == 130

@@ -127,6 +127,21 @@ async def spawn(pg: tuple[Database, str], api: FakeSlackAPI) -> AsyncIterator[Ca
         await r.stop()
 
 
+async def leader_and_follower(spawn: Callable[[str], Any]) -> tuple[Replica, Replica]:
+    """Two replicas started at once (a replica takes seconds to import and start); whichever takes the lock
+    leads, the other must say it follows."""
+    x, y = await asyncio.gather(spawn("a"), spawn("b"))
+    deadline = time.monotonic() + 20
+    while not any(e["event"] == "leading" and e["leading"] for r in (x, y) for e in r.events):
+        assert time.monotonic() < deadline, f"no replica leads: {x.events} {y.events}"
+        await asyncio.sleep(0.01)
+    leader = x if any(e["event"] == "leading" and e["leading"] for e in x.events) else y
+    follower = y if leader is x else x
+    await follower.leading(False)
+    assert not any(e["event"] == "leading" and e["leading"] for e in follower.events), "both lead"
+    return leader, follower
+
+
 async def _until(pred: Callable[[], bool], seconds: float) -> None:
     for _ in range(max(1, int(seconds / 0.01))):
         if pred():
@@ -151,10 +166,7 @@ async def test_a_follower_s_schedule_and_drill_take_effect_and_the_drill_is_reve
     pg: tuple[Database, str], api: FakeSlackAPI, spawn: Callable[[str], Any]
 ) -> None:
     db, _ = pg
-    a = await spawn("a")
-    await a.leading(True)
-    b = await spawn("b")
-    await b.leading(False)
+    _a, b = await leader_and_follower(spawn)
 
     # `/trace schedule` handled on the follower: the leader's re-sync creates the cron job.
     await b.send("schedule 9 30")
@@ -192,10 +204,7 @@ async def test_a_leader_that_loses_its_lock_stops_within_a_poll_and_a_hung_leade
     pg: tuple[Database, str], api: FakeSlackAPI, spawn: Callable[[str], Any]
 ) -> None:
     db, schema = pg
-    a = await spawn("a")
-    await a.leading(True)
-    b = await spawn("b")
-    await b.leading(False)
+    a, b = await leader_and_follower(spawn)
 
     # Kill the leader's lock connection: it stops within one poll; the other replica takes over.
     n_a, n_b = len(a.events), len(b.events)
@@ -247,8 +256,7 @@ async def test_a_daily_drill_fired_by_two_replicas_at_once_is_posted_once(
         ch = repo.channel(s, ws, "C1", "perf")
         ch.schedule_hour, ch.schedule_minute, ch.weekdays, ch.timezone = now.hour, now.minute, "mon-sun", "UTC"
         ch_id = ch.id
-    a, b = await spawn("a"), await spawn("b")
-    await a.leading(True)
+    a, b = await leader_and_follower(spawn)
     for _ in range(2):  # two replicas (as two leaders would) run the 09:30 job, twice each
         await asyncio.gather(a.send(f"fire {ch_id}"), b.send(f"fire {ch_id}"))
     for r in (a, b):

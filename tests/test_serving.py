@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import islice
 from pathlib import Path
 
 import pytest
@@ -48,9 +49,10 @@ def test_forcing_a_family_changes_no_drill_it_does_not_pick() -> None:
     already was serving, come out byte for byte the same."""
     for sig, seed in (("alloc_stall", 3), ("straggler", 3), ("memory_bound_kernel", 3)):
         assert serving(sig, seed).figures == generate(sig, seed).figures
-    natural = [s for s in range(60) if generate("healthy", s).trace.kind == "serving"]
+    # The first two seeds that draw it (generating on past them would only be thrown away).
+    natural = list(islice((s for s in range(60) if generate("healthy", s).trace.kind == "serving"), 2))
     assert natural, "about one healthy drill in ten is served"
-    for seed in natural[:2]:
+    for seed in natural:
         assert serving("healthy", seed).figures == generate("healthy", seed).figures
 
 

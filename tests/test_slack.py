@@ -33,6 +33,7 @@ from bot.store.models import Attempt, Drill
 from .dbs import WriteLock
 from .fakes.slack_api import FakeSlackAPI
 from .helpers import Clock
+from .memo import PICTURES
 
 SECRET = "test-signing-secret-123"
 TOKEN = "xoxb-test-token-456"
@@ -49,7 +50,7 @@ class Harness:
             update_every_seconds=0.2,
             file_hosts=[api.base],
         )
-        self.engine = Drills(db, {}, clock=clock)
+        self.engine = Drills(db, {}, clock=clock, render_cache=PICTURES)
         self.service = TeamService(self.engine)
         self.runtime = build_slack(self.engine, self.service, settings)
         self.runtime.chat.min_gap = 0.05
@@ -414,7 +415,7 @@ async def test_oauth_install_store_and_uninstall_stop_the_workspace(database: Da
     settings = SlackSettings(
         client_id="111.222", client_secret="shh", signing_secret=SECRET, api_url=f"{api.base}/api/"
     )
-    engine = Drills(database, {}, clock=Clock(datetime.now(UTC)))
+    engine = Drills(database, {}, clock=Clock(datetime.now(UTC)), render_cache=PICTURES)
     runtime = build_slack(engine, TeamService(engine), settings)
     assert runtime.installations is not None
     await runtime.installations.async_save(
@@ -695,7 +696,7 @@ async def test_grid_workspace_finds_its_install(database: Database) -> None:
     settings = SlackSettings(
         client_id="111.222", client_secret="shh", signing_secret=SECRET, api_url=f"{api.base}/api/"
     )
-    engine = Drills(database, {}, clock=Clock(datetime.now(UTC)))
+    engine = Drills(database, {}, clock=Clock(datetime.now(UTC)), render_cache=PICTURES)
     service = TeamService(engine)
     runtime = build_slack(engine, service, settings)
     assert runtime.installations is not None
@@ -861,7 +862,7 @@ async def test_socket_mode_command_is_acked_and_starts_a_drill(database: Databas
     api = FakeSlackAPI()
     await api.start()
     settings = SlackSettings(bot_token=TOKEN, app_token="xapp-test", api_url=f"{api.base}/api/")
-    engine = Drills(database, {}, clock=Clock(datetime.now(UTC)))
+    engine = Drills(database, {}, clock=Clock(datetime.now(UTC)), render_cache=PICTURES)
     runtime = build_slack(engine, TeamService(engine), settings)
     runtime.chat.min_gap = 0.05
     engine.chats["slack"] = runtime.chat

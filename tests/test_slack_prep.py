@@ -30,6 +30,7 @@ from bot.store.prep_models import InterviewRound, InterviewSession, MathAnswer, 
 
 from .fakes.slack_api import FakeSlackAPI
 from .helpers import Clock
+from .memo import PICTURES
 from .test_slack import Harness, _blocks
 
 
@@ -47,7 +48,7 @@ class PrepHarness(Harness):
             api_url=f"{api.base}/api/",
             update_every_seconds=0.2,
         )
-        self.engine = Drills(db, {}, clock=clock)
+        self.engine = Drills(db, {}, clock=clock, render_cache=PICTURES)
         self.service = TeamService(self.engine)
         self.prep = build_prep(self.engine)
         self.runtime = build_slack(self.engine, self.service, settings, self.prep)

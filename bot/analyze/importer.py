@@ -91,6 +91,7 @@ def read_rank(path: Path, fallback_rank: int, max_events: int = MAX_EVENTS) -> R
     )
     seen = 0
     names: dict[str, str] = {}
+    categories: dict[tuple[str, str], Category | None] = {}
     try:
         with _open(path) as f:
             for ev in ijson.items(f, "traceEvents.item", use_float=True):
@@ -100,7 +101,7 @@ def read_rank(path: Path, fallback_rank: int, max_events: int = MAX_EVENTS) -> R
                         f"{path.name}: more than {MAX_EVENTS:,} events in this trace "
                         "(profile a few steps: schedule(wait=1, warmup=1, active=3))"
                     )
-                _add(raw, ev, names)
+                _add(raw, ev, names, categories)
     except TraceLimitError as exc:
         raise TraceFileError(str(exc)) from exc
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
@@ -142,6 +143,8 @@ def _one_line(exc: Exception) -> str:
 
 def _int(value: Any) -> int:
     """Ids as integers; anything malformed becomes 0 (no correlation / default stream)."""
+    if value.__class__ is int:  # the common case, first: this runs for every kernel and runtime call
+        return value
     try:
         return int(value or 0)
     except (TypeError, ValueError):
@@ -149,21 +152,38 @@ def _int(value: Any) -> int:
 
 
 def _num(value: Any) -> float:
+    if value.__class__ is float:  # ijson's use_float gives floats and ints
+        return value
     return float(value) if isinstance(value, int | float) else float(str(value))
 
 
-def _add(raw: RawRank, ev: Any, names: dict[str, str]) -> None:
+_NO_ARGS: dict[str, Any] = {}  # read only
+
+
+def _add(raw: RawRank, ev: Any, names: dict[str, str], categories: dict[tuple[str, str], Category | None]) -> None:
+    """One event into `raw`. Per event, so it does the least it can: only the three phases read get a name, each
+    distinct name is cleaned once (`names`) and each (cat, name) categorised once (`categories`)."""
     if not isinstance(ev, dict):
         return
     ph = ev.get("ph")
-    name = str(ev.get("name", ""))
-    name = names.get(name) or names.setdefault(name, trace_label(name))  # one clean string per distinct name
-    if ph == "M":
-        _add_metadata(raw, ev, name)
+    if ph == "X":
+        if "ts" in ev:
+            _add_span(raw, ev, _name(ev, names), categories)
     elif ph == "C":
-        _add_sample(raw, ev, name)
-    elif ph == "X" and "ts" in ev:
-        _add_span(raw, ev, name)
+        _add_sample(raw, ev, _name(ev, names))
+    elif ph == "M":
+        _add_metadata(raw, ev, _name(ev, names))
+
+
+def _name(ev: dict[str, Any], names: dict[str, str]) -> str:
+    """One clean string per distinct name."""
+    name = ev.get("name", "")
+    if name.__class__ is not str:
+        name = str(name)
+    clean = names.get(name)
+    if clean is None:
+        clean = names[name] = trace_label(name)
+    return clean
 
 
 def _add_metadata(raw: RawRank, ev: dict[str, Any], name: str) -> None:
@@ -179,27 +199,31 @@ def _add_sample(raw: RawRank, ev: dict[str, Any], name: str) -> None:
             raw.counters.setdefault(name, []).append((_num(ev.get("ts", 0)), _num(next(iter(sample.values())))))
 
 
-def _add_span(raw: RawRank, ev: dict[str, Any], name: str) -> None:
+def _add_span(raw: RawRank, ev: dict[str, Any], name: str, categories: dict[tuple[str, str], Category | None]) -> None:
     """A complete event ('X'): a kernel or copy, a runtime call, a user annotation or a CPU op; others dropped."""
     try:
         ts, dur = _num(ev["ts"]), _num(ev.get("dur", 0))
     except (TypeError, ValueError):
         return
-    cat = str(ev.get("cat", ""))
+    cat = ev.get("cat", "")
+    if cat.__class__ is not str:
+        cat = str(cat)
     given = ev.get("args")
-    args: dict[str, Any] = given if isinstance(given, dict) else {}
-    category = _category(cat, name)
-    if cat in ("kernel", "gpu_memcpy", "gpu_memset") and category is not None:
+    args: dict[str, Any] = given if isinstance(given, dict) else _NO_ARGS
+    key = (cat, name)
+    category = categories[key] if key in categories else categories.setdefault(key, _category(cat, name))
+    if category is None:
+        if cat == "user_annotation":
+            is_step = name.startswith("ProfilerStep#")
+            raw.annotations.append(Event(name, ts, dur, Category.STEP if is_step else Category.RANGE))
+        elif (cat == "cpu_op" or cat == "python_function") and dur > 0:
+            kind = Category.DATALOADER if "DataLoader" in name or "dataloader" in name.lower() else Category.CPU_OP
+            raw.cpu.setdefault(_int(ev.get("tid", 0)), []).append(Event(name, ts, dur, kind))
+    elif cat == "kernel" or cat == "gpu_memcpy" or cat == "gpu_memset":
         raw.kernels.append(Event(name, ts, dur, category, _int(args.get("correlation"))))
         raw.kernel_streams.append(_int(args.get("stream", ev.get("tid"))))
-    elif category is not None:
+    else:
         raw.runtime.append(Event(name, ts, dur, category, _int(args.get("correlation"))))
-    elif cat == "user_annotation":
-        is_step = name.startswith("ProfilerStep#")
-        raw.annotations.append(Event(name, ts, dur, Category.STEP if is_step else Category.RANGE))
-    elif cat in ("cpu_op", "python_function") and dur > 0:
-        kind = Category.DATALOADER if "DataLoader" in name or "dataloader" in name.lower() else Category.CPU_OP
-        raw.cpu.setdefault(_int(ev.get("tid", 0)), []).append(Event(name, ts, dur, kind))
 
 
 def to_rank(raw: RawRank, t0: float) -> Rank:
