@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from bot.analyze.service import AnalysisError, analyze_path
 from bot.cli import main
 from bot.scenarios.export import export_scenario
+from bot.scenarios.model import Scenario
 from bot.scenarios.registry import generate
 
 REAL = Path(__file__).resolve().parent / "data" / "real-traces"
@@ -157,6 +158,27 @@ async def test_drills_from_a_real_trace(database, tmp_path: Path) -> None:  # ty
     assert "Most likely" in chat.reveals[0][1].headline
     with pytest.raises(DrillError, match="No stored trace"):
         await e.start(channel("OTHER-WORKSPACE"), trace_id=trace_id)
+
+
+def test_two_traces_with_one_finding_do_not_share_a_picture(tmp_path: Path) -> None:
+    """Two ranks of one job have the same top finding; their drills are still two pictures, and the same bytes
+    uploaded again are the same drill (its cached picture is reused)."""
+    from bot.analyze.service import scenario_from_bytes
+    from bot.render.cache import RenderCache
+
+    first, second = ((REAL / f"sampled_rank-{k}.json.gz").read_bytes() for k in (0, 1))
+    a, b = scenario_from_bytes("r0.json.gz", first), scenario_from_bytes("r1.json.gz", second)
+    assert (a.signature, a.difficulty) == (b.signature, b.difficulty)
+    assert a.key != b.key
+    assert scenario_from_bytes("again.json.gz", first).key == a.key
+
+    def draw(s: Scenario, theme: str, reveal: bool) -> bytes:
+        return repr(sorted(s.figures.items())).encode()
+
+    cache = RenderCache(directory=tmp_path)
+    pictures = {cache.png(s, draw=draw) for s in (a, b, a)}
+    assert len(pictures) == 2 and cache.renders == 2
+    assert len(list(tmp_path.glob("*.png"))) == 2
 
 
 def test_play_from_a_real_trace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

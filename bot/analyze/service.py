@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from ..cleantext import trace_label
@@ -85,7 +87,14 @@ def scenario_from_bytes(filename: str, data: bytes) -> Scenario:
             reading = read(raws)
         except TraceFileError as exc:
             raise AnalysisError(str(exc)) from exc
-    return as_scenario(reading, trace_label(path.name, 200), _device(raws))
+    # A trace's drill is named by its bytes, not by seed 0: pictures are cached by (signature, seed, difficulty),
+    # and two teams' traces with the same top finding must not share one.
+    return replace(as_scenario(reading, trace_label(path.name, 200), _device(raws)), seed=content_seed(data))
+
+
+def content_seed(data: bytes) -> int:
+    """A stable, non-negative 63-bit number from the trace's bytes (the same upload gives the same drill)."""
+    return int.from_bytes(hashlib.sha256(data).digest()[:8], "big") >> 1
 
 
 @contextmanager
