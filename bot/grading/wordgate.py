@@ -17,7 +17,8 @@ from typing import Any
 Words = frozenset[bytes]
 Need = tuple[frozenset[str], frozenset[str]]  # (whole words, substrings): every match holds one of them
 _WORD_BYTES = bytes(range(48, 58)) + bytes(range(65, 91)) + bytes(range(97, 123)) + b"_"
-_SPACED = bytes(c if c in _WORD_BYTES else 32 for c in range(256))  # every ASCII non-word character → space
+# every byte but an ASCII word character → space: an ASCII word stays whole, a non-ASCII letter only splits a word
+_SPACED = bytes(c if c in _WORD_BYTES else 32 for c in range(256))
 _ZERO_WIDTH = (sre.ASSERT, sre.ASSERT_NOT)
 _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
 _STARTS = (sre.AT_BEGINNING, sre.AT_BEGINNING_STRING, sre.AT_BOUNDARY)  # before a word character: a word starts
@@ -26,11 +27,18 @@ _NON_WORD = (sre.CATEGORY_SPACE, sre.CATEGORY_NOT_WORD)
 MAX_SUBSTRINGS = 20  # beyond this many `in` tests the gate costs about what the scan costs
 
 
-def words(text: str) -> Words | None:
-    """The text's words (maximal runs of \\w), or None for a text with non-ASCII characters (not gated)."""
-    if not text.isascii():
-        return None
+def words(text: str) -> Words:
+    """The text's ASCII words (maximal runs of \\w that hold only ASCII), and pieces of the others: a set that holds
+    every ASCII word a pattern may need whole."""
     return frozenset(text.encode().translate(_SPACED).split())
+
+
+def needed_words(pattern: str) -> Words | None:
+    """The words one of which every match of `pattern` holds whole, when that alone gates it (no substrings)."""
+    need = required(pattern)
+    if need is None or need[1] or not need[0] or not all(w.isascii() for w in need[0]):
+        return None
+    return frozenset(w.encode() for w in need[0])
 
 
 class WordGate:
@@ -41,6 +49,11 @@ class WordGate:
     def __init__(self, pattern: re.Pattern[str]) -> None:
         self.pattern = pattern
         need = None if pattern.flags & (re.IGNORECASE | re.VERBOSE) else required(pattern.pattern)
+        if need is not None:  # a non-ASCII word is not in words(): test it as a substring
+            need = (
+                frozenset(w for w in need[0] if w.isascii()),
+                need[1] | frozenset(w for w in need[0] if not w.isascii()),
+            )
         if need is None or len(need[1]) > MAX_SUBSTRINGS:
             self.whole: Words | None = None
             self.substrings: tuple[str, ...] = ()
