@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.grading import polarity
+from bot.grading import compounds, polarity
 from bot.grading.matcher import Reply
+from bot.grading.text import _BARE_CONTRACTION, _bare_contraction
 from bot.grading.wordgate import WordGate, required, words
 
 DATA = Path(__file__).parent / "data"
@@ -88,3 +89,17 @@ def test_words_are_the_runs_of_word_characters() -> None:
     assert words(text) == frozenset(w.encode() for w in re.findall(r"\w+", text))
     assert {b"straggler", b"drain"} <= words("straggler→drain")  # "→" is no word character
     assert b"caf" in words("café") and b"caf\xc3\xa9" not in words("café")  # a piece: never a whole ASCII word
+
+
+@pytest.mark.parametrize("text", ["n c u", "the h b m bandwidth", "x y", "it's a b c", "s m throughput"])
+def test_a_spelled_out_acronym_starts_with_a_letter_standing_alone(text: str) -> None:
+    """fold() looks for a spelled-out acronym only in a text holding one of these one-letter words."""
+    for m in compounds._SPELLED.finditer(text):
+        assert m.group()[0].encode() in compounds.SPELLED_LETTERS & words(text)
+    assert bool(compounds._SPELLED.search(text)) <= (not words(text).isdisjoint(compounds.SPELLED_LETTERS))
+
+
+@pytest.mark.parametrize("text", ["It ISNT the loader", "we dont know", "Cant tell", "important wantnt", "isn't"])
+def test_a_bare_contraction_is_one_of_the_gate_words(text: str) -> None:
+    assert bool(_BARE_CONTRACTION.search(text)) <= _bare_contraction(text)
+    assert not _bare_contraction("important client events")

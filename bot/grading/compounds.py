@@ -25,6 +25,7 @@ _NUMBERED = Gated(re.compile(r"\b(rank|gpu|node|worker|stage|host|box|device|car
 # Dictation spells an acronym out letter by letter: "n c u", "h b m", "s m throughput" are ncu, hbm, sm. Runs of two
 # or more single letters join ("a" and "i" are words, so they neither start nor join a run).
 _SPELLED = re.compile(r"\b[b-hj-z](?: [b-hj-z]\b)+")
+SPELLED_LETTERS = frozenset(bytes([c]) for c in b"bcdefghjklmnopqrstuvwxyz")  # a match starts with one, a word alone
 
 
 def _compounds() -> tuple[Fold, ...]:
@@ -125,10 +126,11 @@ def _literal_first(pattern: str) -> tuple[str, str | None]:
 
 def fold(piece: str) -> str:
     text = _NUMBERED.sub(r"\1 \2", piece.lower())
-    if _SPELLED.search(text):  # rare: most replies hold no spelled-out acronym
-        text = _SPELLED.sub(_joined, text)
-    has_digit = bool(_DIGIT.search(text))
     said = words(text)  # one set test skips a spelling whose words the text lacks, cheaper than `trigger in text`
+    if not said.isdisjoint(SPELLED_LETTERS) and _SPELLED.search(text):  # rare: few replies spell an acronym out
+        text = _SPELLED.sub(_joined, text)
+        said = words(text)
+    has_digit = bool(_DIGIT.search(text))
     for pattern, repl, trigger, any_of, needs in _compounds():
         if needs is not None and said.isdisjoint(needs):
             continue

@@ -113,9 +113,23 @@ def _sequence(items: list[tuple[Any, Any]], start: bool, end: bool) -> Need | No
             continue
         if op in (sre.SUBPATTERN, sre.BRANCH) or (op in _REPEATS and arg[0] >= 1):
             best = _better(best, _item(op, arg, at_start, _first_ends(items[k + 1 :], end)))
+            best = _better(best, _suffixed(items, k, at_start, end))
         at_start = _after(op, arg, at_start)
         k += 1
     return best
+
+
+def _suffixed(items: list[tuple[Any, Any]], k: int, start: bool, end: bool) -> Need | None:
+    """A branch at items[k] and the literals after it, as alternatives that end with them: "(is|was)nt" → isnt."""
+    branch = _branch_after(items, k)
+    j = k + 1
+    while j < len(items) and items[j][0] is sre.LITERAL:
+        j += 1
+    if branch is None or j == k + 1:
+        return None
+    return _item(
+        sre.BRANCH, (None, [list(alt) + items[k + 1 : j] for alt in branch]), start, _first_ends(items[j:], end)
+    )
 
 
 def _branch_after(items: list[tuple[Any, Any]], j: int) -> list[Any] | None:
