@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.grading import compounds, polarity
+from bot.grading import compounds, evidence, polarity
 from bot.grading.matcher import Reply
 from bot.grading.text import _BARE_CONTRACTION, _bare_contraction
 from bot.grading.wordgate import WordGate, required, words
@@ -21,6 +21,7 @@ GATED = [
     polarity._CONTEXT_KEYWORD,
     polarity._ALTERNATIVE_HINT,
     polarity._TENTATIVE,
+    evidence._COMMIT,
 ]
 
 
