@@ -13,16 +13,19 @@ from re import _parser  # type: ignore[attr-defined]
 
 from .literals import Gated, required_any
 from .vocabulary import vocabulary
+from .wordgate import Words, needed_words, words
 
 _STRAY_POSSESSIVE = Gated(re.compile(r"(?<=\s)'s\b"))  # "each rank's" → "multirank 's" → "multirank"
 _LOCK = threading.Lock()
-Fold = tuple[re.Pattern[str], str, str | None, tuple[str, ...] | None]  # pattern, replacement, trigger, any-of
+# pattern, replacement, trigger, any-of, and the words one of which every match holds whole (wordgate.py)
+Fold = tuple[re.Pattern[str], str, str | None, tuple[str, ...] | None, Words | None]
 _FOLDS: list[tuple[Fold, ...]] = []
 # "rank3", "gpu#5", "node-7" → "rank 3": the number is its own token.
 _NUMBERED = Gated(re.compile(r"\b(rank|gpu|node|worker|stage|host|box|device|card)[#_-]?(\d+)\b"))
 # Dictation spells an acronym out letter by letter: "n c u", "h b m", "s m throughput" are ncu, hbm, sm. Runs of two
 # or more single letters join ("a" and "i" are words, so they neither start nor join a run).
 _SPELLED = re.compile(r"\b[b-hj-z](?: [b-hj-z]\b)+")
+SPELLED_LETTERS = frozenset(bytes([c]) for c in b"bcdefghjklmnopqrstuvwxyz")  # a match starts with one, a word alone
 
 
 def _compounds() -> tuple[Fold, ...]:
@@ -43,7 +46,7 @@ def _compounds() -> tuple[Fold, ...]:
                         any_of = required_any(p)
                         if any_of is not None and (any_of == (trigger,) or len(min(any_of, key=len)) < 2):
                             any_of = None  # the trigger already says it, or one letter, which nearly every text holds
-                        folds.append((re.compile(fast), f" {token} ", trigger, any_of))
+                        folds.append((re.compile(fast), f" {token} ", trigger, any_of, needed_words(p)))
                 _FOLDS.append(tuple(folds))
     return _FOLDS[0]
 
@@ -123,14 +126,20 @@ def _literal_first(pattern: str) -> tuple[str, str | None]:
 
 def fold(piece: str) -> str:
     text = _NUMBERED.sub(r"\1 \2", piece.lower())
-    if _SPELLED.search(text):  # rare: most replies hold no spelled-out acronym
+    said = words(text)  # one set test skips a spelling whose words the text lacks, cheaper than `trigger in text`
+    if not said.isdisjoint(SPELLED_LETTERS) and _SPELLED.search(text):  # rare: few replies spell an acronym out
         text = _SPELLED.sub(_joined, text)
+        said = words(text)
     has_digit = bool(_DIGIT.search(text))
-    for pattern, repl, trigger, any_of in _compounds():
+    for pattern, repl, trigger, any_of, needs in _compounds():
+        if needs is not None and said.isdisjoint(needs):
+            continue
         if (trigger is None or (has_digit if trigger is DIGIT else trigger in text)) and (
             any_of is None or any(lit in text for lit in any_of)
         ):
-            text = pattern.sub(repl, text)
+            folded = pattern.sub(repl, text)
+            if folded is not text:  # a spelling folded: the text's words changed
+                text, said = folded, words(folded)
     return _STRAY_POSSESSIVE.sub(" ", text)
 
 

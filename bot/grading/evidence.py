@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from .matcher import Match, Reply
 from .polarity import HEDGE, RHETORICAL, SELF_CORRECTION
 from .rulebook import CompiledRubric
+from .wordgate import WordGate, words
 
 _COMMIT = re.compile(
     r"(?:^\W*its (?:a|an|the|just|clearly|definitely|def|probably|totally|100%|all|not|classic|textbook)\b"
@@ -21,6 +22,7 @@ _COMMIT = re.compile(
     r"here is)\b"
     r"|(?:^\W*|,\s*)is (?:a|an|the)\b)"
 )
+_COMMIT_WORDS = WordGate(_COMMIT)  # skipped on a clause holding none of its words
 _OPENING_GUESS = re.compile(
     r"^\W*(?:maybe|perhaps|possibly|probably|prob|might be|could be|i think|i suspect|i guess|my guess|not sure|"
     r"looks like maybe|i'?d guess)\b|\?\s*$"
@@ -378,7 +380,8 @@ def _asserts(commits: dict[int, bool], m: Match) -> bool:
     """The match's clause commits ("it's …", "my money is on …")."""
     asserted = commits.get(m.at[0])
     if asserted is None:
-        asserted = commits[m.at[0]] = bool(_COMMIT.search(m.clause.text))
+        text = m.clause.text
+        asserted = commits[m.at[0]] = bool(_COMMIT_WORDS.search(text, words(text)))
     return asserted
 
 

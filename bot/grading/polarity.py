@@ -10,6 +10,7 @@ import re
 
 from .literals import Gated
 from .text import Clause
+from .wordgate import WordGate, words
 
 LOOK = 100  # characters of context the polarity patterns read before or after a match
 
@@ -382,6 +383,11 @@ _CONTEXT_KEYWORD = re.compile(
     r"|torchdistributeddebug|busbw|times?|timings?|clocks?|traces?|stats|metrics|numbers|checks?)\b"
 )
 
+# The keyword tests above, each skipped on a clause that holds none of its words (wordgate.py: one set test).
+_NEGATION_WORDS, _EXONERATION_WORDS, _CONTEXT_WORDS, _ALTERNATIVE_WORDS, _TENTATIVE_WORDS = map(
+    WordGate, (_NEGATION_KEYWORD, _EXONERATION_KEYWORD, _CONTEXT_KEYWORD, _ALTERNATIVE_HINT, _TENTATIVE)
+)
+
 Flags = tuple[bool, bool, bool, bool, bool]  # (offers alternatives, hedged, tentative, conditional, soft remedy)
 # hedged: a diagnosis here is hedged (alternatives included); soft: a check or fix here is offered without conviction
 
@@ -419,6 +425,7 @@ class ClauseReading:
         "_sarcastic",
         "_stated",
         "_story",
+        "_words",
         "text",
         "undecided",
     )
@@ -474,7 +481,8 @@ class ClauseReading:
         text = self.text
         # (negation, exoneration): whether the clause holds a word the pattern needs; the fix/check context and the
         # sarcasm tag matter only for a diagnosis named here, and are read the first time one is
-        self._keywords = (bool(_NEGATION_KEYWORD.search(text)), bool(_EXONERATION_KEYWORD.search(text)))
+        said = self._words = words(text)
+        self._keywords = (bool(_NEGATION_WORDS.search(text, said)), bool(_EXONERATION_WORDS.search(text, said)))
         self._naming_keywords: tuple[bool, bool] | None = None
         self._before: dict[int, bool] = {}
         self._after: dict[int, bool] = {}
@@ -528,7 +536,10 @@ class ClauseReading:
         if self._lead_lists_checks:  # "I'd check: memory_stats, .item() syncs, …" lists checks, it claims nothing
             return True
         if self._naming_keywords is None:
-            self._naming_keywords = (bool(_CONTEXT_KEYWORD.search(self.text)), bool(_SARCASM.search(self.text)))
+            self._naming_keywords = (
+                bool(_CONTEXT_WORDS.search(self.text, self._words)),
+                bool(_SARCASM.search(self.text)),
+            )
         if self._naming_keywords[0] and self._in_context(start):
             return True
         return self.mocked()
@@ -549,7 +560,7 @@ class ClauseReading:
                 or self._lead_lists_candidates
                 or self._question_run
                 or bool(
-                    _ALTERNATIVE_HINT.search(text)
+                    _ALTERNATIVE_WORDS.search(text, self._words)
                     and (_ALTERNATIVE.search(text) or ("," in text and "or" in text and _LISTED_OPTIONS.search(text)))
                 )
             )
@@ -568,7 +579,7 @@ class ClauseReading:
                 or self._hedged_by_lead
                 or self._held_by_next
                 or self._story
-                or bool(_TENTATIVE.search(text)),
+                or bool(_TENTATIVE_WORDS.search(text, self._words)),
                 self._consequent or (any(w in text for w in _CONDITION_WORDS) and bool(_CONDITION.search(text))),
                 self._story
                 or self._hedged_by_next

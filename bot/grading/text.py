@@ -13,6 +13,7 @@ import snowballstemmer
 
 from .compounds import fold
 from .vocabulary import vocabulary
+from .wordgate import needed_words, words
 
 # snowballstemmer's stemmers keep per-call state in the instance: one per thread, never shared.
 _LOCAL = threading.local()
@@ -94,6 +95,12 @@ _NT = re.compile("nt", re.IGNORECASE)  # what every bare contraction holds
 _BARE_CONTRACTION = re.compile(
     r"\b(is|are|was|were|does|do|did|has|have|had|could|should|would|wo|ca)nt\b", re.IGNORECASE
 )
+_BARE_WORDS = needed_words(_BARE_CONTRACTION.pattern)  # "isnt", "dont", …: each match is one of these words, any case
+
+
+def _bare_contraction(text: str) -> bool:
+    """Whether the text may hold a bare contraction: one set test on an ASCII text, not a case-blind scan."""
+    return _BARE_WORDS is None or not text.isascii() or not words(text.lower()).isdisjoint(_BARE_WORDS)
 
 
 def clean(raw: str) -> str:
@@ -101,7 +108,7 @@ def clean(raw: str) -> str:
 
     The slower patterns run only on a text holding a character they need (most replies hold none)."""
     text = unicodedata.normalize("NFKC", raw)
-    if _NT.search(text):
+    if _NT.search(text) and _bare_contraction(text):
         text = _BARE_CONTRACTION.sub(r"\1n't", text)  # "isnt overlapping" is a negation typed without the apostrophe
     if "question mark" in text.lower():
         text = _SAID_QUESTION_MARK.sub("?", text)  # dictation writes out the punctuation it hears
