@@ -386,9 +386,14 @@ Flags = tuple[bool, bool, bool, bool, bool]  # (offers alternatives, hedged, ten
 # hedged: a diagnosis here is hedged (alternatives included); soft: a check or fix here is offered without conviction
 
 
+_DOUBT_BEFORE = re.compile(r"\b(?:maybe|perhaps|possibly|probably|i think|i guess|i suspect|not sure)\b")
 _CLOSING_EMOJI = ("🤔", "🤷", "😬", "🫠", "😅")
 _OWN_STATEMENT_WORDS = 3  # "…, maybe it's thermal throttling" opens a statement; "…, maybe?" still doubts the check
-_DOUBT_OPENS = re.compile(r"\s*(?:maybe|perhaps|possibly|probably|i think|i guess|i suspect|could be|might be)\b")
+# "more workers, pin_memory, and maybe decode on the GPU": a later list item opens its own doubt
+_DOUBT_OPENS = re.compile(
+    r"\s*(?:(?:and|or|plus|then|also) )?"
+    r"(?:maybe|perhaps|possibly|probably|i think|i guess|i suspect|could be|might be)\b"
+)
 # one of these is in every DENIED_BY_NEXT match ("no" also finds "nope")
 _DENIED_WORDS = ("not", "no", "none", "out", "luck", "apply", "resist", "n't", "trust", "ignore")
 _HEDGED_WORDS = ("not", "wrong", "quote", "verified", "guess", "first", "n't")  # … and in every HEDGED_BY_NEXT match
@@ -599,6 +604,8 @@ class ClauseReading:
         cut = text.find(",", end)
         if cut != -1 and _DOUBT_OPENS.match(text, cut + 1) and len(text[cut + 1 :].split()) >= _OWN_STATEMENT_WORDS:
             text = text[:cut]
+            if _DOUBT_BEFORE.search(text):  # "probably fixable with X, or maybe Y": the doubt covers both
+                return True
         elif not (check and self._stated and text.endswith("?")):
             return soft
         if check and self._stated:
