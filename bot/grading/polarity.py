@@ -86,8 +86,8 @@ _NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
 _NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|it)\b")
 # "one of those two" hedges; "one of the ranks is slow" picks one member of the job and claims it is slow.
 _HEDGE_PATTERN = re.compile(
-    r"\b(?:(?:not sure|unsure|no idea)(?!,? (?:yet )?(?:about|what|how|which|where)\b[^.;?]{0,25}\b(?:fix|check|confirm"
-    r"|prove|measure|verify|remedy|do about))"
+    r"\b(?:(?:not sure|unsure|no idea)(?!,? (?:yet )?(?:about|on|for|what|how|which|where)\b[^.;?]{0,25}"
+    r"\b(?:fix|check|confirm|prove|measure|verify|remedy|do about))"
     # "maybe 15%", "perhaps a third of the step": an estimate of a number, not a doubt
     r"|(?:maybe|possibly|perhaps)(?! ?[~≈]? ?\d| (?:a |one )?(?:third|half|quarter|fifth|tenth|twice|double)\b)"
     r"|(?:might|could) (?:also |just |well |easily )?be"
@@ -387,6 +387,8 @@ Flags = tuple[bool, bool, bool, bool, bool]  # (offers alternatives, hedged, ten
 
 
 _DOUBT_BEFORE = re.compile(r"\b(?:maybe|perhaps|possibly|probably|i think|i guess|i suspect|not sure)\b")
+# an emoji after a check or fix closes its statement; a doubting one ("cuda_api_sum would tell 🤷") doubts it
+_EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf]")
 _CLOSING_EMOJI = ("🤔", "🤷", "😬", "🫠", "😅")
 _OWN_STATEMENT_WORDS = 3  # "…, maybe it's thermal throttling" opens a statement; "…, maybe?" still doubts the check
 # "more workers, pin_memory, and maybe decode on the GPU": a later list item opens its own doubt
@@ -601,6 +603,9 @@ class ClauseReading:
             text, end, soft = text[closed + 1 :], end - closed - 1, self._soft_text(text[closed + 1 :])
             if not soft:
                 return False
+        emoji = _EMOJI.search(text, end)
+        if emoji is not None and emoji.group() not in _CLOSING_EMOJI and not self._soft_text(text[: emoji.start()]):
+            return False  # "correlate X with Y 🔍 token budget maybe": the emoji closed the statement of the check
         cut = text.find(",", end)
         if cut != -1 and _DOUBT_OPENS.match(text, cut + 1) and len(text[cut + 1 :].split()) >= _OWN_STATEMENT_WORDS:
             text = text[:cut]
@@ -622,7 +627,11 @@ class ClauseReading:
         if found is None:
             piece = self.text[max(0, start - LOOK) : start]
             # the keyword test first: most slices before a match hold no negation word at all
-            found = self._before[start] = bool(_NEGATION_KEYWORD.search(piece)) and bool(_NEGATION_BEFORE.search(piece))
+            found = bool(_NEGATION_KEYWORD.search(piece))
+            if found:  # an emoji closed the statement before it ("ITL against prefill tokens 📈 chunked prefill")
+                piece = piece[max((m.end() for m in _EMOJI.finditer(piece)), default=0) :]
+                found = bool(_NEGATION_BEFORE.search(piece))
+            self._before[start] = found
         return found
 
     def _exonerated_after(self, end: int) -> bool:
