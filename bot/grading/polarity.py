@@ -58,6 +58,13 @@ _WANTS_CHECK_BEFORE = re.compile(
     r"\b(?:commit|call it|say|conclude|bet|be sure|sign off|decide)\b[^.;]{0,25}"
     r"\b(?:without|until|before)\b[^.;]{0,25}$"
 )
+# A state denied before the check ("nccl after backward not overlapped TORCH_DISTRIBUTED_DEBUG=DETAIL shows 1 bucket",
+# "comm isn't hidden, kern_sum shows one allreduce"): the negation has its own word, it does not reach the check
+# (unlike "not confirmed with ncu", "haven't run nsys", where the negated word is the check being done).
+_DENIED_STATE_BEFORE = re.compile(
+    r"\b(?:not|isn'?t|aren'?t|wasn'?t|weren'?t)\s+(?!(?:checked|verified|confirmed|measured|profiled|tested|timed"
+    r"|counted|looked|seen|proven|run|done|been|yet|even|sure|certain)\b)\w+(?:ed|en|ing)\b"
+)
 # A check's reading called fine ("MFU 52%, which is fine", "overhead ~2% is normal"): a result, not a rejection.
 _READING_FINE_AFTER = re.compile(
     r"^[^.;]{0,25}?(?:\d|\bwhich\b)[^.;]{0,20}?\b(?:is|are|was|looks?|seems?)\s+"
@@ -522,6 +529,9 @@ class ClauseReading:
         check; "line the ITL spikes up against the request log" compares, it does not argue against."""
         piece = self.text[max(0, start - LOOK) : start]
         if _WANTS_CHECK_BEFORE.search(piece):
+            return True
+        states = [m.end() for m in _DENIED_STATE_BEFORE.finditer(piece)]
+        if states and not _NEGATION_BEFORE.search(piece, states[-1]):
             return True
         return "against" in piece and not _NEGATION_BEFORE.search(piece.replace("against", "versus"))
 
