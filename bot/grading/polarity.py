@@ -65,6 +65,16 @@ _DENIED_STATE_BEFORE = re.compile(
     r"\b(?:not|isn'?t|aren'?t|wasn'?t|weren'?t)\s+(?!(?:checked|verified|confirmed|measured|profiled|tested|timed"
     r"|counted|looked|seen|proven|run|done|been|yet|even|sure|certain)\b)\w+(?:ed|en|ing)\b"
 )
+# A remedy already in place is described, not proposed: "CUDA graphs keep the launch queue 3 ms ahead", "workers are
+# already at 8", "already using expandable_segments", "with FlashAttention already on".
+_IN_PLACE_BEFORE = re.compile(
+    r"\balready (?:use[sd]?|using|uses|has|have|had|runs?|running|on|enabled|with|got)\b[^.;,]{0,20}$"
+)
+_IN_PLACE_AFTER = re.compile(
+    r"^[^.;,]{0,12}?\b(?:(?:is|are|was|were) (?:already|on|enabled|in place|in use|active|turned on|set to)\b"
+    r"|already (?:on|enabled|in place|in use|active|at|set)\b)"
+    r"|^\s*(?:already )?keeps?\b"
+)
 # A check's reading called fine ("MFU 52%, which is fine", "overhead ~2% is normal"): a result, not a rejection.
 _READING_FINE_AFTER = re.compile(
     r"^[^.;]{0,25}?(?:\d|\bwhich\b)[^.;]{0,20}?\b(?:is|are|was|looks?|seems?)\s+"
@@ -534,6 +544,16 @@ class ClauseReading:
         if states and not _NEGATION_BEFORE.search(piece, states[-1]):
             return True
         return "against" in piece and not _NEGATION_BEFORE.search(piece.replace("against", "versus"))
+
+    def in_place(self, start: int, end: int) -> bool:
+        """A fix named at text[start:end] is already there ("CUDA graphs keep the queue ahead"): not proposed."""
+        text = self.text
+        if "already" not in text and "keep" not in text and " is " not in text and " are " not in text:
+            return False
+        return bool(
+            _IN_PLACE_AFTER.search(text[end : end + LOOK])
+            or _IN_PLACE_BEFORE.search(text[max(0, start - LOOK) : start])
+        )
 
     def asks(self) -> bool:
         """The clause is a question back: it claims no diagnosis and offers no fix (a check asked about — "how many
