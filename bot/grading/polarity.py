@@ -235,6 +235,11 @@ _HEDGE_LEAD = re.compile(
 )
 # A list item after the match carries its own condition ("num_workers up, pin_memory, and DALI if it's image decode"):
 # the items before it are not conditional.
+_CONFIRMED = re.compile(
+    r"\W*(?:if|once|when) (?:(?:it'?s|that'?s|this is|it is|that is|it gets|the diagnosis is) )?"
+    r"(?:confirmed|verified|so|borne out|the case)\b(?=\s*(?:[,:;—–-]|then\b))"
+    r"|\W*(?:if|once) (?:it|that|this) (?:checks out|holds|holds up|pans out)\b(?=\s*(?:[,:;—–-]|then\b))"
+)
 _LATER_ITEM = re.compile(r",|\band\b|\bor\b|\bthen\b")
 _MID_CONDITION = re.compile(r"\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b")
 # A clause that introduces a list of checks ("Before touching anything I'd check:", "To confirm:").
@@ -529,6 +534,8 @@ class ClauseReading:
         if not self.flags()[3]:
             return False
         text = self.text
+        if _CONFIRMED.match(text):
+            return False  # "if confirmed, swap in FlashAttention": the reply's own diagnosis checked, not a branch
         if _CONDITION.match(text) or _MID_CONDITION.search(text[:end]):
             return True  # the clause opens with its condition, or the condition comes before the check or fix
         later = _MID_CONDITION.search(text, end)
