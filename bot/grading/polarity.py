@@ -241,6 +241,11 @@ _CONFIRMED = re.compile(
     r"(?:confirmed|verified|so|borne out|the case)\b(?=\s*(?:[,:;—–-]|then\b))"
     r"|\W*(?:if|once) (?:it|that|this) (?:checks out|holds|holds up|pans out)\b(?=\s*(?:[,:;—–-]|then\b))"
 )
+_WH_OPENS = re.compile(r"\W*(?:how|what|which|where|when|why)\b")  # not "do you think we should run ncu?"
+_QUIZ = re.compile(
+    r"\b(?:do|did|would|will) you (?:think|reckon|guess|say|expect|suppose|imagine)\b"
+    r"|\bcan you (?:guess|work out|figure out|spot)\b|\bwhat would you (?:expect|say|guess|see)\b"
+)
 _LATER_ITEM = re.compile(r",|\band\b|\bor\b|\bthen\b")
 _MID_CONDITION = re.compile(r"\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b")
 # A clause that introduces a list of checks ("Before touching anything I'd check:", "To confirm:").
@@ -562,6 +567,12 @@ class ClauseReading:
             _IN_PLACE_AFTER.search(text[end : end + LOOK])
             or _IN_PLACE_BEFORE.search(text[max(0, start - LOOK) : start])
         )
+
+    def quizzes(self) -> bool:
+        """A question that quizzes the reader ("how many kernels do you think this step launches?"): the check in it is
+        put to them as a puzzle, not proposed."""
+        text = self.text
+        return text.endswith("?") and "you" in text and bool(_WH_OPENS.match(text)) and bool(_QUIZ.search(text))
 
     def asks(self) -> bool:
         """The clause is a question back: it claims no diagnosis and offers no fix (a check asked about — "how many
