@@ -139,7 +139,7 @@ _TENTATIVE = re.compile(
 _SOFT_REMEDY_PATTERN = re.compile(
     r"\b(?:might|could|may) (?:help|work|fix it|be worth|do (?:it|the trick)|solve it|sort it)"
     r"|\b(?:could|might|maybe|perhaps) try\b|\bworth a shot\b|\btempted to\b|\bi reckon\W*$"
-    r"|\bshould (?:help|work|fix it|be worth)(?! a lot| a ton| massively| hugely)"  # "should help a lot" is sure
+    r"|\bshould (?:help|work|be worth)(?! a lot| a ton| massively| hugely)"  # "should help a lot", "should fix it" sure
     r"|\bworth (?:a )?try|\bworth trying\b|\b(?:probably|maybe|might be) worth\b"
     r"|\bnot sure (?:it|that|this) (?:helps|works|will)|\bi'?d try\b.*\bsee\b"
     r"|\bsee if (?:it|that) helps\b|\bi guess\b|\bi think\W*$|\b(?:might|could) consider\b"
