@@ -76,6 +76,10 @@ _IN_PLACE_AFTER = re.compile(
     r"|already (?:on|enabled|in place|in use|active|at|set)\b)"
     r"|^\s*(?:already )?keeps?\b"
 )
+_CHANGE_AFTER = re.compile(
+    r"\b(?:raise|bump|increase|double|lower|reduce|drop|cut|change|switch|turn|set|move|go|crank|halve)"
+    r" (?:it|that|them|this|to|up|down|off|on)\b"
+)
 # A check's reading called fine ("MFU 52%, which is fine", "overhead ~2% is normal"): a result, not a rejection.
 _READING_FINE_AFTER = re.compile(
     r"^[^.;]{0,25}?(?:\d|\bwhich\b)[^.;]{0,20}?\b(?:is|are|was|looks?|seems?)\s+"
@@ -563,10 +567,10 @@ class ClauseReading:
         text = self.text
         if "already" not in text and "keep" not in text and " is " not in text and " are " not in text:
             return False
-        return bool(
-            _IN_PLACE_AFTER.search(text[end : end + LOOK])
-            or _IN_PLACE_BEFORE.search(text[max(0, start - LOOK) : start])
-        )
+        after = text[end : end + LOOK]
+        if _CHANGE_AFTER.search(after):
+            return False  # "num_workers is set to 2, raise it to 12": the setting is named to be changed
+        return bool(_IN_PLACE_AFTER.search(after) or _IN_PLACE_BEFORE.search(text[max(0, start - LOOK) : start]))
 
     def quizzes(self) -> bool:
         """A question that quizzes the reader ("how many kernels do you think this step launches?"): the check in it is
