@@ -104,7 +104,9 @@ _MEASURE_CONTEXT_BEFORE = re.compile(
     # "per-rank times for stragglers", "clocks for throttling": a measurement and what it would catch
     r"|\b(?:times?|timings?|counts?|clocks?|traces?|stats|metrics|numbers|checks?) for (?:the |a |any )?$"
 )
-_NEGATION_INSIDE = re.compile(r"\b(?:not|no|nothing|never|without)\b|n't\b")
+_NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
+# "with nothing overlapping" denies; "nothing to chase", "nothing left to do" are remedies of their own
+_NOTHING_DENIES = re.compile(r"\bnothing\b(?! (?:to|left|more|else|much|but)\b)")
 _NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|it)\b")
 # "one of those two" hedges; "one of the ranks is slow" picks one member of the job and claims it is slow.
 _HEDGE_PATTERN = re.compile(
@@ -696,7 +698,11 @@ class ClauseReading:
     def _negation_inside(self, start: int, end: int) -> bool:
         found = self._inside.get((start, end))
         if found is None:
-            found = self._inside[(start, end)] = bool(_NEGATION_INSIDE.search(self.text[start:end]))
+            piece = self.text[start:end]
+            found = bool(_NEGATION_INSIDE.search(piece))
+            if not found and "nothing" in piece:  # read on past the span: "nothing to chase" is no denial
+                found = any(m.start() < end for m in _NOTHING_DENIES.finditer(self.text, start, end + 8))
+            self._inside[(start, end)] = found
         return found
 
     def _in_context(self, start: int) -> bool:
