@@ -29,6 +29,9 @@ __all__ = ["Match", "Reply", "engine"]  # engine: `tracedrill serve` compiles th
 PARTS_PER_RUBRIC, CHECK_PART = 4, 1  # the rule book numbers each rubric's parts: signature, check, fix, wrong fix
 WINDOW_SLACK = 4  # a k-word phrase may spread over k + 4 words (stop words count), in any order
 _NEGATIONS = frozenset({"not", "no"})
+# A mocking opener carries the sarcasm of the next sentence's /s tag ("let me guess, it's CUDA graphs. it's always
+# CUDA graphs /s"): the tag may close the sentence after the one it opens.
+_MOCKING_OPENER = re.compile(r"\W*(?:let me guess|oh sure|oh yes|oh yeah|yeah right|sure sure|of course)\b")
 _TURN = re.compile(r"\W*(?:but|however|though|although|whereas|yet|instead|actually|rather)\b")
 SHORT_CLAUSE = 2  # "looks as": a scrap the clause splitter leaves between a hedge and what it hedges
 
@@ -161,11 +164,16 @@ class Reply:
     def _sarcastic(self, number: int) -> bool:
         """A later clause of the same sentence carries the sarcasm tag ("oh sure, it's a straggler, | that's why all
         8 ranks look the same /s")."""
+        sentences = 2 if _MOCKING_OPENER.match(self.clauses[number].text) else 1
         for clause in self.clauses[number:]:
             if sarcasm_tag(clause):
                 return True
-            if clause.stop or self._turn_after(clause):
+            if self._turn_after(clause):
                 return False  # "I suspect a print(loss), but hey, maybe the GPU needs a break /s": the turn ends it
+            if clause.stop:
+                sentences -= 1
+                if not sentences:
+                    return False
         return False
 
     def _turn_after(self, clause: Clause) -> bool:
@@ -242,6 +250,10 @@ class Reply:
             negated = reading.not_a_claim(start)
         elif not negated and "/s" in self.text:
             negated = reading.mocked()  # "let's add CUDA graphs to a trace with no gaps /s" rejects the fix
+        if not negated and not naming and not check and reading.in_place(start, tokens[words[-1]].end):
+            negated = True  # "CUDA graphs keep the launch queue ahead", "workers are already at 8": not proposed
+        if not negated and check and reading.quizzes():
+            negated = True  # "how many kernels do you think this step launches?" puts a puzzle, proposes no check
         if not negated and not check and reading.asks():
             negated = True  # "what's num_workers set to?" names and fixes nothing
         alternative, hedged, tentative, conditional, soft = reading.flags()

@@ -36,6 +36,7 @@ _NEGATION_BEFORE = re.compile(
     r"|(?:\b(?:isn'?t|is not|aren'?t|are not|wasn'?t|was not|neither)|\b(?:it'?s|that'?s|this is|it is) not)"
     r"\s+(?:a |an |the )?[\w-]+(?:\s[\w-]+)?\s+(?:or|nor)\s+"
     r"(?:a |an |the )?$"
+    r"|\bnothing\s+$"  # "sitting after backward with nothing overlapping": the state is denied
 )
 _EXONERATED_AFTER = re.compile(
     r"^[^.;]{0,25}?(?:\b(?:is|are|was|looks?|seems?|appears?)\s+(?:fine|ok|okay|good|normal|innocent|irrelevant|"
@@ -58,6 +59,27 @@ _EXONERATED_AFTER = re.compile(
 _WANTS_CHECK_BEFORE = re.compile(
     r"\b(?:commit|call it|say|conclude|bet|be sure|sign off|decide)\b[^.;]{0,25}"
     r"\b(?:without|until|before)\b[^.;]{0,25}$"
+)
+# A state denied before the check ("nccl after backward not overlapped TORCH_DISTRIBUTED_DEBUG=DETAIL shows 1 bucket",
+# "comm isn't hidden, kern_sum shows one allreduce"): the negation has its own word, it does not reach the check
+# (unlike "not confirmed with ncu", "haven't run nsys", where the negated word is the check being done).
+_DENIED_STATE_BEFORE = re.compile(
+    r"\b(?:not|isn'?t|aren'?t|wasn'?t|weren'?t)\s+(?!(?:checked|verified|confirmed|measured|profiled|tested|timed"
+    r"|counted|looked|seen|proven|run|done|been|yet|even|sure|certain)\b)\w+(?:ed|en|ing)\b"
+)
+# A remedy already in place is described, not proposed: "CUDA graphs keep the launch queue 3 ms ahead", "workers are
+# already at 8", "already using expandable_segments", "with FlashAttention already on".
+_IN_PLACE_BEFORE = re.compile(
+    r"\balready (?:use[sd]?|using|uses|has|have|had|runs?|running|on|enabled|with|got)\b[^.;,]{0,20}$"
+)
+_IN_PLACE_AFTER = re.compile(
+    r"^[^.;,]{0,12}?\b(?:(?:is|are|was|were) (?:already|on|enabled|in place|in use|active|turned on|set to)\b"
+    r"|already (?:on|enabled|in place|in use|active|at|set)\b)"
+    r"|^\s*(?:already )?keeps?\b"
+)
+_CHANGE_AFTER = re.compile(
+    r"\b(?:raise|bump|increase|double|lower|reduce|drop|cut|change|switch|turn|set|move|go|crank|halve)"
+    r" (?:it|that|them|this|to|up|down|off|on)\b"
 )
 # A check's reading called fine ("MFU 52%, which is fine", "overhead ~2% is normal"): a result, not a rejection.
 _READING_FINE_AFTER = re.compile(
@@ -84,11 +106,13 @@ _MEASURE_CONTEXT_BEFORE = re.compile(
     r"|\b(?:times?|timings?|counts?|clocks?|traces?|stats|metrics|numbers|checks?) for (?:the |a |any )?$"
 )
 _NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
+# "with nothing overlapping" denies; "nothing to chase", "nothing left to do" are remedies of their own
+_NOTHING_DENIES = re.compile(r"\bnothing\b(?! (?:to|left|more|else|much|but)\b)")
 _NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|it)\b")
 # "one of those two" hedges; "one of the ranks is slow" picks one member of the job and claims it is slow.
 _HEDGE_PATTERN = re.compile(
-    r"\b(?:(?:not sure|unsure|no idea)(?!,? (?:yet )?(?:about|what|how|which|where)\b[^.;?]{0,25}\b(?:fix|check|confirm"
-    r"|prove|measure|verify|remedy|do about))"
+    r"\b(?:(?:not sure|unsure|no idea)(?!,? (?:yet )?(?:about|on|for|what|how|which|where)\b[^.;?]{0,25}"
+    r"\b(?:fix|check|confirm|prove|measure|verify|remedy|do about))"
     # "maybe 15%", "perhaps a third of the step": an estimate of a number, not a doubt
     r"|(?:maybe|possibly|perhaps)(?! ?[~≈]? ?\d| (?:a |one )?(?:third|half|quarter|fifth|tenth|twice|double)\b)"
     r"|(?:might|could) (?:also |just |well |easily )?be"
@@ -122,7 +146,7 @@ _TENTATIVE = re.compile(
 _SOFT_REMEDY_PATTERN = re.compile(
     r"\b(?:might|could|may) (?:help|work|fix it|be worth|do (?:it|the trick)|solve it|sort it)"
     r"|\b(?:could|might|maybe|perhaps) try\b|\bworth a shot\b|\btempted to\b|\bi reckon\W*$"
-    r"|\bshould (?:help|work|fix it|be worth)(?! a lot| a ton| massively| hugely)"  # "should help a lot" is sure
+    r"|\bshould (?:help|work|be worth)(?! a lot| a ton| massively| hugely)"  # "should help a lot", "should fix it" sure
     r"|\bworth (?:a )?try|\bworth trying\b|\b(?:probably|maybe|might be) worth\b"
     r"|\bnot sure (?:it|that|this) (?:helps|works|will)|\bi'?d try\b.*\bsee\b"
     r"|\bsee if (?:it|that) helps\b|\bi guess\b|\bi think\W*$|\b(?:might|could) consider\b"
@@ -219,6 +243,16 @@ _HEDGE_LEAD = re.compile(
 )
 # A list item after the match carries its own condition ("num_workers up, pin_memory, and DALI if it's image decode"):
 # the items before it are not conditional.
+_CONFIRMED = re.compile(
+    r"\W*(?:if|once|when) (?:(?:it'?s|that'?s|this is|it is|that is|it gets|the diagnosis is) )?"
+    r"(?:confirmed|verified|so|borne out|the case)\b(?=\s*(?:[,:;—–-]|then\b))"
+    r"|\W*(?:if|once) (?:it|that|this) (?:checks out|holds|holds up|pans out)\b(?=\s*(?:[,:;—–-]|then\b))"
+)
+_WH_OPENS = re.compile(r"\W*(?:how|what|which|where|when|why)\b")  # not "do you think we should run ncu?"
+_QUIZ = re.compile(
+    r"\b(?:do|did|would|will) you (?:think|reckon|guess|say|expect|suppose|imagine)\b"
+    r"|\bcan you (?:guess|work out|figure out|spot)\b|\bwhat would you (?:expect|say|guess|see)\b"
+)
 _LATER_ITEM = re.compile(r",|\band\b|\bor\b|\bthen\b")
 _MID_CONDITION = re.compile(r"\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\b")
 # A clause that introduces a list of checks ("Before touching anything I'd check:", "To confirm:").
@@ -365,7 +399,7 @@ UNDECIDED = Gated(_UNDECIDED_PATTERN)  # searched only in a clause holding one o
 
 # Words one of the polarity patterns above needs (a superset): a clause without any skips those patterns.
 _NEGATION_KEYWORD = re.compile(
-    r"\b(?:not|no|zero|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
+    r"\b(?:not|no|nothing|zero|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
     r"|dismiss\w*|first|about|going|almost|would|been|thinking|made|had|got|tempt\w*|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
     r"|looked|checked|asked|tell|recommend\w*"
     r"|claimed|blamed)\b|n't\b"
@@ -392,9 +426,16 @@ Flags = tuple[bool, bool, bool, bool, bool]  # (offers alternatives, hedged, ten
 # hedged: a diagnosis here is hedged (alternatives included); soft: a check or fix here is offered without conviction
 
 
+_DOUBT_BEFORE = re.compile(r"\b(?:maybe|perhaps|possibly|probably|i think|i guess|i suspect|not sure)\b")
+# an emoji after a check or fix closes its statement; a doubting one ("cuda_api_sum would tell 🤷") doubts it
+_EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf]")
 _CLOSING_EMOJI = ("🤔", "🤷", "😬", "🫠", "😅")
 _OWN_STATEMENT_WORDS = 3  # "…, maybe it's thermal throttling" opens a statement; "…, maybe?" still doubts the check
-_DOUBT_OPENS = re.compile(r"\s*(?:maybe|perhaps|possibly|probably|i think|i guess|i suspect|could be|might be)\b")
+# "more workers, pin_memory, and maybe decode on the GPU": a later list item opens its own doubt
+_DOUBT_OPENS = re.compile(
+    r"\s*(?:(?:and|or|plus|then|also) )?"
+    r"(?:maybe|perhaps|possibly|probably|i think|i guess|i suspect|could be|might be)\b"
+)
 # one of these is in every DENIED_BY_NEXT match ("no" also finds "nope")
 _DENIED_WORDS = ("not", "no", "none", "out", "luck", "apply", "resist", "n't", "trust", "ignore")
 _HEDGED_WORDS = ("not", "wrong", "quote", "verified", "guess", "first", "n't")  # … and in every HEDGED_BY_NEXT match
@@ -513,6 +554,8 @@ class ClauseReading:
         if not self.flags()[3]:
             return False
         text = self.text
+        if _CONFIRMED.match(text):
+            return False  # "if confirmed, swap in FlashAttention": the reply's own diagnosis checked, not a branch
         if _CONDITION.match(text) or _MID_CONDITION.search(text[:end]):
             return True  # the clause opens with its condition, or the condition comes before the check or fix
         later = _MID_CONDITION.search(text, end)
@@ -524,7 +567,26 @@ class ClauseReading:
         piece = self.text[max(0, start - LOOK) : start]
         if _WANTS_CHECK_BEFORE.search(piece):
             return True
+        states = [m.end() for m in _DENIED_STATE_BEFORE.finditer(piece)]
+        if states and not _NEGATION_BEFORE.search(piece, states[-1]):
+            return True
         return "against" in piece and not _NEGATION_BEFORE.search(piece.replace("against", "versus"))
+
+    def in_place(self, start: int, end: int) -> bool:
+        """A fix named at text[start:end] is already there ("CUDA graphs keep the queue ahead"): not proposed."""
+        text = self.text
+        if "already" not in text and "keep" not in text and " is " not in text and " are " not in text:
+            return False
+        after = text[end : end + LOOK]
+        if _CHANGE_AFTER.search(after):
+            return False  # "num_workers is set to 2, raise it to 12": the setting is named to be changed
+        return bool(_IN_PLACE_AFTER.search(after) or _IN_PLACE_BEFORE.search(text[max(0, start - LOOK) : start]))
+
+    def quizzes(self) -> bool:
+        """A question that quizzes the reader ("how many kernels do you think this step launches?"): the check in it is
+        put to them as a puzzle, not proposed."""
+        text = self.text
+        return text.endswith("?") and "you" in text and bool(_WH_OPENS.match(text)) and bool(_QUIZ.search(text))
 
     def asks(self) -> bool:
         """The clause is a question back: it claims no diagnosis and offers no fix (a check asked about — "how many
@@ -607,9 +669,14 @@ class ClauseReading:
             text, end, soft = text[closed + 1 :], end - closed - 1, self._soft_text(text[closed + 1 :])
             if not soft:
                 return False
+        emoji = _EMOJI.search(text, end)
+        if emoji is not None and emoji.group() not in _CLOSING_EMOJI and not self._soft_text(text[: emoji.start()]):
+            return False  # "correlate X with Y 🔍 token budget maybe": the emoji closed the statement of the check
         cut = text.find(",", end)
         if cut != -1 and _DOUBT_OPENS.match(text, cut + 1) and len(text[cut + 1 :].split()) >= _OWN_STATEMENT_WORDS:
             text = text[:cut]
+            if _DOUBT_BEFORE.search(text):  # "probably fixable with X, or maybe Y": the doubt covers both
+                return True
         elif not (check and self._stated and text.endswith("?")):
             return soft
         if check and self._stated:
@@ -626,7 +693,11 @@ class ClauseReading:
         if found is None:
             piece = self.text[max(0, start - LOOK) : start]
             # the keyword test first: most slices before a match hold no negation word at all
-            found = self._before[start] = bool(_NEGATION_KEYWORD.search(piece)) and bool(_NEGATION_BEFORE.search(piece))
+            found = bool(_NEGATION_KEYWORD.search(piece))
+            if found:  # an emoji closed the statement before it ("ITL against prefill tokens 📈 chunked prefill")
+                piece = piece[max((m.end() for m in _EMOJI.finditer(piece)), default=0) :]
+                found = bool(_NEGATION_BEFORE.search(piece))
+            self._before[start] = found
         return found
 
     def _exonerated_after(self, end: int) -> bool:
@@ -638,7 +709,11 @@ class ClauseReading:
     def _negation_inside(self, start: int, end: int) -> bool:
         found = self._inside.get((start, end))
         if found is None:
-            found = self._inside[(start, end)] = bool(_NEGATION_INSIDE.search(self.text[start:end]))
+            piece = self.text[start:end]
+            found = bool(_NEGATION_INSIDE.search(piece))
+            if not found and "nothing" in piece:  # read on past the span: "nothing to chase" is no denial
+                found = any(m.start() < end for m in _NOTHING_DENIES.finditer(self.text, start, end + 8))
+            self._inside[(start, end)] = found
         return found
 
     def _in_context(self, start: int) -> bool:
