@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .evidence import Claims, denies, named_only_in_remedies
+from .evidence import Claims, denies, named_only_in_remedies, negated
 from .literals import Gated
 from .matcher import Reply
 from .polarity import QUESTION_BACK
@@ -22,6 +22,7 @@ CATALOGUE_WORDS_PER_TOPIC = 25  # fewer words than this per topic touched is lis
 HEADED_CATALOGUE_WORDS_PER_TOPIC = 10  # committed replies that weigh others use 11+ words per topic (dev, all writers)
 CHECKLIST_TOPICS = 4  # a list whose items check or fix this many signatures, each in its own words, is a checklist
 ENUMERATION = 4  # "X, Y, Z or W": a sentence of this many items is a list
+RIVAL_WORDS_PER_TOPIC = 30  # rivals left standing with remedies, at fewer words than this per topic, are a list
 
 _NETWORK_PATTERN = re.compile(
     r"\bnccl_(?!debug\b)[a-z_]+|\bibstat\b|\bnccl-tests\b|\bnetwork\b(?! file| storage| drive| share| disk| mount)"
@@ -90,7 +91,61 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
         or (committed_to is None and _question_list(reply) and len(t.touched) >= 2)
         or _three_named(t)
         or _menu_with_pick(t, reply, rubrics)
+        or _rivals_left_standing(t, reply, rubrics)
+        or _fixes_everything(t, reply, rubrics)
     )
+
+
+def _standing_rivals(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric], chosen: str) -> set[str]:
+    """The diagnoses other than the chosen one that the reply names and never rules out (the fabric counts as one;
+    "healthy" only when offered as a topic of its own, named and its "stop here" offered too)."""
+    foils = {chosen} | (set() if "healthy" in t.named & t.fixed else {"healthy"})
+    # a rival offered only as a possibility beside the chosen one ("exposed comm or a slow peer"), when the chosen one
+    # is then asserted on its own, was weighed and set aside
+    verdict = t.claims.evidence.get(chosen)
+    chosen_asserted = verdict is not None and bool(verdict.asserted_in or verdict.outright)
+    standing = set()
+    for s in t.named - foils:
+        found = reply.find(rubrics[s].signature)
+        if any(denies(m) for m in found) or (chosen_asserted and all(m.alternative for m in found)):
+            continue
+        standing.add(s)
+    fabric = [c.text for c in reply.clauses if _NETWORK.search(c.text)]
+    if NETWORK in t.elsewhere and not any(negated(text) for text in fabric):
+        standing.add(NETWORK)  # "not the network" rules the fabric out
+    return standing
+
+
+def _rivals_left_standing(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """A verdict widened at once to other causes: "it's X — and Y — and Z", "X 35%, Y 30%, Z 20%", "the usual
+    suspects: …". Two or more rivals of the chosen diagnosis are named and left standing, each with a check or fix in
+    words of its own, in a few words per topic. An honest answer that weighs rivals rules them out before it commits;
+    one that leaves them standing with their own remedies has committed to nothing."""
+    chosen = t.claims.committed_to or t.claims.named
+    if chosen is None:
+        return False  # two candidates offered side by side are a hedge, graded as one (the twins' "if X, do A")
+    standing = _standing_rivals(t, reply, rubrics, chosen)
+    if len(standing) < 2 or t.words > RIVAL_WORDS_PER_TOPIC * (len(standing) + 1):
+        return False
+    real = {s for s in t.measured | t.fixed if s in rubrics}
+    remedied = (_distinct_topics(reply, rubrics, real) & standing) | (standing & {NETWORK})
+    return len(remedied) >= 2
+
+
+def _fixes_everything(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """Fixes of three or more other problems applied outright, none of them ruled out ("we rolled out X, Y and Z
+    anyway", "pursue every workstream in parallel"): a remedy for everything is a diagnosis of nothing. A "healthy"
+    verdict is no shelter; a fix offered as a branch ("if it's X, do A") is not applied."""
+    chosen = t.claims.committed_to or t.claims.named
+    firm = {
+        s
+        for s, comp in rubrics.items()
+        if s != "healthy" and any(m.positive and not m.conditional for m in reply.find(comp.fix))
+    }
+    # distinct among all the fixes offered, the chosen one's included: a fix in words the verdict's own fix uses
+    # ("fuse", "bigger batch" for a memory-bound kernel) is that fix, not another problem's
+    ruled_out = {s for s in t.named if any(denies(m) for m in reply.find(rubrics[s].signature))}
+    return len(_distinct_topics(reply, rubrics, firm) - ruled_out - {chosen}) >= STUFFED_TOPICS - 1
 
 
 def _menu_with_pick(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:

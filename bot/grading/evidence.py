@@ -413,6 +413,11 @@ def _most_said(
 _DENIAL = re.compile(r"\b(?:not|no|never|nor|neither|without|ruled? out|excluded?)\b|n't\b")
 
 
+def negated(text: str) -> bool:
+    """The clause says no in words ("not", "no", "ruled out", "isn't")."""
+    return bool(_DENIAL.search(text))
+
+
 def denies(m: Match) -> bool:
     """The match is negated in words ("so not a sync", "there's no cudaStreamSynchronize"), or is a negated name; a
     name inside a fix ("drop the .item()") is not a denial."""
