@@ -26,7 +26,8 @@ RIVAL_WORDS_PER_TOPIC = 30  # rivals left standing with remedies, at fewer words
 
 _NETWORK_PATTERN = re.compile(
     r"\bnccl_(?!debug\b)[a-z_]+|\bibstat\b|\bnccl-tests\b|\bnetwork\b(?! file| storage| drive| share| disk| mount)"
-    r"|\bfabric\b|\broce\b|\bnccl (?:env\w*|knobs|settings|vars|variables)\b"
+    r"|\bfabric\b|\broce\b|\bnccl (?:env\w*|knobs|settings|vars|variables|ring|tree|algo\w*|proto\w*|misconfig\w*)\b"
+    r"|\btun(?:e|es|ed|ing) (?:the )?nccl\b"
 )
 _NETWORK = Gated(_NETWORK_PATTERN)
 _SENTENCE = re.compile(r"[.;:!?\n]+(?:\s|$)|\s[-–—]+\s")
@@ -319,10 +320,13 @@ def _verdict_then_list(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubr
         real = {s for s in t.measured | t.fixed if s in rubrics}
         if len(_distinct_topics(reply, rubrics, real)) >= STUFFED_TOPICS - 1:
             return True  # | suspect | check | fix |
-    if t.claims.committed_to is None or len(t.fixed) < STUFFED_TOPICS - 2 or not _WORKS_THE_LIST.search(reply.text):
+    if t.claims.committed_to is None or not _WORKS_THE_LIST.search(reply.text):
         return False
-    fixes = _distinct_topics(reply, rubrics, {s for s in t.fixed if s in rubrics})
-    return len((fixes | (t.elsewhere & {NETWORK})) - {named}) >= STUFFED_TOPICS - 2
+    # over a bulleted list, the checks of other problems count as much as their fixes ("• per-rank times • NCCL_DEBUG
+    # • loader timing — go through all of them"); in prose one check "for completeness" is care, not a list
+    offered = t.fixed | t.measured if _list_like(answer) else t.fixed
+    remedies = _distinct_topics(reply, rubrics, {s for s in offered if s in rubrics})
+    return len((remedies | (t.elsewhere & {NETWORK})) - {named}) >= STUFFED_TOPICS - 2
 
 
 def _menu_of_fixes(reply: Reply, rubrics: dict[str, CompiledRubric], named: str | None) -> bool:
