@@ -97,13 +97,13 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
     )
 
 
-def _standing_rivals(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric], chosen: str) -> set[str]:
+def _standing_rivals(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric], chosen: str | None) -> set[str]:
     """The diagnoses other than the chosen one that the reply names and never rules out (the fabric counts as one;
     "healthy" only when offered as a topic of its own, named and its "stop here" offered too)."""
     foils = {chosen} | (set() if "healthy" in t.named & t.fixed else {"healthy"})
     # a rival offered only as a possibility beside the chosen one ("exposed comm or a slow peer"), when the chosen one
     # is then asserted on its own, was weighed and set aside
-    verdict = t.claims.evidence.get(chosen)
+    verdict = t.claims.evidence.get(chosen) if chosen is not None else None
     chosen_asserted = verdict is not None and bool(verdict.asserted_in or verdict.outright)
     standing = set()
     for s in t.named - foils:
@@ -123,14 +123,14 @@ def _rivals_left_standing(t: _Topics, reply: Reply, rubrics: dict[str, CompiledR
     words of its own, in a few words per topic. An honest answer that weighs rivals rules them out before it commits;
     one that leaves them standing with their own remedies has committed to nothing."""
     chosen = t.claims.committed_to or t.claims.named
-    if chosen is None:
-        return False  # two candidates offered side by side are a hedge, graded as one (the twins' "if X, do A")
+    # with no verdict two candidates side by side are a hedge, graded as one ("if X, do A"); three are a list
+    least = 2 if chosen is not None else 3
     standing = _standing_rivals(t, reply, rubrics, chosen)
-    if len(standing) < 2 or t.words > RIVAL_WORDS_PER_TOPIC * (len(standing) + 1):
+    if len(standing) < least or t.words > RIVAL_WORDS_PER_TOPIC * (len(standing) + (chosen is not None)):
         return False
     real = {s for s in t.measured | t.fixed if s in rubrics}
     remedied = (_distinct_topics(reply, rubrics, real) & standing) | (standing & {NETWORK})
-    return len(remedied) >= 2
+    return len(remedied) >= least
 
 
 def _fixes_everything(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
