@@ -292,6 +292,11 @@ RHETORICAL = re.compile(
     # a lead-in that asks nothing: "Honestly? Nothing's wrong.", "Verdict? Straggler.", "The fix? Drain it."
     r"|^\W*(?:honestly|seriously|frankly|verdict|diagnosis|answer|short answer|my answer|my take|root cause|cause"
     r"|culprit|the (?:fix|cause|culprit|answer|verdict)|fix|remedy|check|proof|confirmation)\W*\?\s*$"
+    # a sarcastic lead-in guesses nothing, it mocks: "Let me guess, num_workers=2?", "You really want me to say it?",
+    # "Did you really ship without chunked prefill?", "… and you're asking why ITL is bad?"
+    r"|^\W*(?:oh,? )?(?:let me guess|(?:you|do you|did you|are you|were you) (?:really|seriously|honestly)\b"
+    r"|(?:you|do you) (?:really )?want me to (?:say|spell)\b)[^?]*\?\s*$"
+    r"|\b(?:and )?you'?re (?:really |seriously )?asking (?:why|what|how)\b[^?]*\?\s*$"
 )
 # A statement closed by a tag that asks nothing ("… use the interleaved schedule, beleza?", "… in a CUDA graph,
 # tamam?", "…, right?"): the statement stands; the tag seeks agreement, it does not doubt.
