@@ -94,7 +94,25 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
         or _menu_with_pick(t, reply, rubrics)
         or _rivals_left_standing(t, reply, rubrics)
         or _fixes_everything(t, reply, rubrics)
+        or _one_of_many(t, reply, rubrics)
     )
+
+
+_OR = re.compile(r"\bor\b")
+
+
+def _one_of_many(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """No verdict, and each diagnosis named is only one item of a clause offering three or more causes as alternatives
+    ("a scheduler thing — prefill interference, or batching policy, or just too few GPUs"), then checks and fixes for
+    the lot with no "if it's X" branch: causes outside the ten are topics too. Two alternatives are a hedge."""
+    claims = t.claims
+    if claims.committed_to is not None or not t.named or claims.undecided != len(t.named) or any(t.branches):
+        return False
+    for s in t.named:
+        texts = {m.clause.text for m in reply.find(rubrics[s].signature) if m.positive}
+        if not any(len(_OR.findall(text)) >= ENUMERATION - 2 for text in texts):
+            return False
+    return bool(t.measured | t.fixed)
 
 
 def _standing_rivals(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric], chosen: str | None) -> set[str]:
