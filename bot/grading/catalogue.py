@@ -156,10 +156,12 @@ def _fixes_everything(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubri
     anyway", "pursue every workstream in parallel"): a remedy for everything is a diagnosis of nothing. A "healthy"
     verdict is no shelter; a fix offered as a branch ("if it's X, do A") is not applied."""
     chosen = t.claims.committed_to or t.claims.named
+    if len(t.fixed - {chosen, "healthy"}) < STUFFED_TOPICS - 1:
+        return False  # the common case, decided without another look at the matches
     firm = {
         s
-        for s, comp in rubrics.items()
-        if s != "healthy" and any(m.positive and not m.conditional for m in reply.find(comp.fix))
+        for s in t.fixed
+        if s in rubrics and s != "healthy" and any(m.positive and not m.conditional for m in reply.find(rubrics[s].fix))
     }
     # distinct among all the fixes offered, the chosen one's included: a fix in words the verdict's own fix uses
     # ("fuse", "bigger batch" for a memory-bound kernel) is that fix, not another problem's
