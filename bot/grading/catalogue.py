@@ -125,14 +125,27 @@ def _standing_rivals(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric
     chosen_asserted = verdict is not None and bool(verdict.asserted_in or verdict.outright)
     standing = set()
     for s in t.named - foils:
-        found = reply.find(rubrics[s].signature)
-        if any(denies(m) for m in found) or (chosen_asserted and all(m.alternative for m in found)):
+        found = [m for m in reply.find(rubrics[s].signature) if m.positive]
+        if any(denies(m) for m in reply.find(rubrics[s].signature)) or (
+            chosen_asserted and all(m.alternative or _set_aside(reply, m.at[0]) for m in found)
+        ):
             continue
         standing.add(s)
     fabric = [c.text for c in reply.clauses if _NETWORK.search(c.text)]
     if NETWORK in t.elsewhere and not any(negated(text) for text in fabric):
         standing.add(NETWORK)  # "not the network" rules the fabric out
     return standing
+
+
+# Words that clear a rival: "(they're even)", "(it's fine)", "zero retries", "launches are cheap"
+_CLEARED = re.compile(r"\b(?:zero|fine|even|clean|normal|innocent|flat|cheap)\b")
+
+
+def _set_aside(reply: Reply, at: int) -> bool:
+    """The rival named in this clause is cleared there or in the clause right after it ("I'd have suspected the
+    allocator, but memory_stats shows zero retries"; "a straggler would show uneven per-rank times (they're even)")."""
+    clauses = reply.clauses
+    return any(_CLEARED.search(c.text) for c in clauses[at : at + 2])
 
 
 def _rivals_left_standing(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
