@@ -45,6 +45,9 @@ _EXONERATED_AFTER = re.compile(
     r"\b(?:isn'?t|aren'?t|wasn'?t|is not|are not|was not)\s+(?:it|the (?:problem|issue|cause|culprit|bottleneck))"
     r"|\bis a red herring\b|\b(?:can|could)\s*(?:not|n't)\s+(?:explain|account)|\bdoesn'?t (?:explain|fit)"
     r"|\bwouldn'?t (?:explain|fit)|\bis wrong\b|\bis a trap\b|\bis the trap\b"
+    # cleared in other words: "the allocator checks out", "launch overhead can't be it", "the fabric is on spec"
+    r"|\bchecks? out\b|\b(?:can'?t|cannot|couldn'?t) be (?:it|that|the (?:problem|issue|cause|culprit))\b"
+    r"|\b(?:is|are|was|looks?) (?:on spec|within spec|as expected|clean)\b"
     r"|\b(?:would be|was|is) (?:my|the|everyone'?s) first (?:guess|thought|read|instinct|reflex|hypothesis)"
     r"|\bat first (?:glance|sight)|\bon the surface\b|\b(?:made|had|got) me (?:think|suspect|wonder))"
     # "ncu won't tell you", "NCCL tuning won't help", "leave NCCL_ALGO / NCCL_PROTO alone": right after the thing
