@@ -170,3 +170,19 @@ def test_cli_grade_needs_a_signature() -> None:
     result = CliRunner().invoke(main, ["grade", "some answer"])
     assert result.exit_code == 2
     assert "--signature" in result.output
+
+
+@pytest.mark.parametrize("heading", ["Verdict:", "Root cause —", "Bottom line:", "tl;dr:"])
+def test_a_heading_commits_the_clause_it_heads(heading: str) -> None:
+    """A heading clause ("Verdict:") asserts the diagnosis after it; the same name without it is only read."""
+    from bot.grading.evidence import read_claims
+    from bot.grading.matcher import Reply
+    from bot.grading.rulebook import compiled
+
+    def asserted(text: str) -> bool:
+        claims = read_claims(Reply.parse(text), compiled())
+        return bool(claims.evidence["healthy"].asserted_in)
+
+    body = "GPU busy 95%, comm hidden under backward, MFU 48% against a 55% ceiling."
+    assert asserted(f"{body} {heading} healthy; leave the timeline alone.")
+    assert not asserted(f"{body} Also healthy; leave the timeline alone.")

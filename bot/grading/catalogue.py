@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .evidence import Claims, denies, named_only_in_remedies
+from .evidence import Claims, denies, named_only_in_remedies, negated
 from .literals import Gated
 from .matcher import Reply
 from .polarity import QUESTION_BACK
@@ -22,10 +22,12 @@ CATALOGUE_WORDS_PER_TOPIC = 25  # fewer words than this per topic touched is lis
 HEADED_CATALOGUE_WORDS_PER_TOPIC = 10  # committed replies that weigh others use 11+ words per topic (dev, all writers)
 CHECKLIST_TOPICS = 4  # a list whose items check or fix this many signatures, each in its own words, is a checklist
 ENUMERATION = 4  # "X, Y, Z or W": a sentence of this many items is a list
+RIVAL_WORDS_PER_TOPIC = 30  # rivals left standing with remedies, at fewer words than this per topic, are a list
 
 _NETWORK_PATTERN = re.compile(
     r"\bnccl_(?!debug\b)[a-z_]+|\bibstat\b|\bnccl-tests\b|\bnetwork\b(?! file| storage| drive| share| disk| mount)"
-    r"|\bfabric\b|\broce\b|\bnccl (?:env\w*|knobs|settings|vars|variables)\b"
+    r"|\bfabric\b|\broce\b|\bnccl (?:env\w*|knobs|settings|vars|variables|ring|tree|algo\w*|proto\w*|misconfig\w*)\b"
+    r"|\btun(?:e|es|ed|ing) (?:the )?nccl\b"
 )
 _NETWORK = Gated(_NETWORK_PATTERN)
 _SENTENCE = re.compile(r"[.;:!?\n]+(?:\s|$)|\s[-–—]+\s")
@@ -90,7 +92,94 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
         or (committed_to is None and _question_list(reply) and len(t.touched) >= 2)
         or _three_named(t)
         or _menu_with_pick(t, reply, rubrics)
+        or _rivals_left_standing(t, reply, rubrics)
+        or _fixes_everything(t, reply, rubrics)
+        or _one_of_many(t, reply, rubrics)
     )
+
+
+_OR = re.compile(r"\bor\b")
+
+
+def _one_of_many(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """No verdict, and each diagnosis named is only one item of a clause offering three or more causes as alternatives
+    ("a scheduler thing — prefill interference, or batching policy, or just too few GPUs"), then checks and fixes for
+    the lot with no "if it's X" branch: causes outside the ten are topics too. Two alternatives are a hedge."""
+    claims = t.claims
+    if claims.committed_to is not None or not t.named or claims.undecided != len(t.named) or any(t.branches):
+        return False
+    for s in t.named:
+        texts = {m.clause.text for m in reply.find(rubrics[s].signature) if m.positive}
+        if not any(len(_OR.findall(text)) >= ENUMERATION - 2 for text in texts):
+            return False
+    return bool(t.measured | t.fixed)
+
+
+def _standing_rivals(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric], chosen: str | None) -> set[str]:
+    """The diagnoses other than the chosen one that the reply names and never rules out (the fabric counts as one;
+    "healthy" only when offered as a topic of its own, named and its "stop here" offered too)."""
+    foils = {chosen} | (set() if "healthy" in t.named & t.fixed else {"healthy"})
+    # a rival offered only as a possibility beside the chosen one ("exposed comm or a slow peer"), when the chosen one
+    # is then asserted on its own, was weighed and set aside
+    verdict = t.claims.evidence.get(chosen) if chosen is not None else None
+    chosen_asserted = verdict is not None and bool(verdict.asserted_in or verdict.outright)
+    standing = set()
+    for s in t.named - foils:
+        found = [m for m in reply.find(rubrics[s].signature) if m.positive]
+        if any(denies(m) for m in reply.find(rubrics[s].signature)) or (
+            chosen_asserted and all(m.alternative or _set_aside(reply, m.at[0]) for m in found)
+        ):
+            continue
+        standing.add(s)
+    fabric = [c.text for c in reply.clauses if _NETWORK.search(c.text)]
+    if NETWORK in t.elsewhere and not any(negated(text) for text in fabric):
+        standing.add(NETWORK)  # "not the network" rules the fabric out
+    return standing
+
+
+# Words that clear a rival: "(they're even)", "(it's fine)", "zero retries", "launches are cheap"
+_CLEARED = re.compile(r"\b(?:zero|fine|even|clean|normal|innocent|flat|cheap)\b")
+
+
+def _set_aside(reply: Reply, at: int) -> bool:
+    """The rival named in this clause is cleared there or in the clause right after it ("I'd have suspected the
+    allocator, but memory_stats shows zero retries"; "a straggler would show uneven per-rank times (they're even)")."""
+    clauses = reply.clauses
+    return any(_CLEARED.search(c.text) for c in clauses[at : at + 2])
+
+
+def _rivals_left_standing(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """A verdict widened at once to other causes: "it's X — and Y — and Z", "X 35%, Y 30%, Z 20%", "the usual
+    suspects: …". Two or more rivals of the chosen diagnosis are named and left standing, each with a check or fix in
+    words of its own, in a few words per topic. An honest answer that weighs rivals rules them out before it commits;
+    one that leaves them standing with their own remedies has committed to nothing."""
+    chosen = t.claims.committed_to or t.claims.named
+    # with no verdict two candidates side by side are a hedge, graded as one ("if X, do A"); three are a list
+    least = 2 if chosen is not None else 3
+    standing = _standing_rivals(t, reply, rubrics, chosen)
+    if len(standing) < least or t.words > RIVAL_WORDS_PER_TOPIC * (len(standing) + (chosen is not None)):
+        return False
+    real = {s for s in t.measured | t.fixed if s in rubrics}
+    remedied = (_distinct_topics(reply, rubrics, real) & standing) | (standing & {NETWORK})
+    return len(remedied) >= least
+
+
+def _fixes_everything(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """Fixes of three or more other problems applied outright, none of them ruled out ("we rolled out X, Y and Z
+    anyway", "pursue every workstream in parallel"): a remedy for everything is a diagnosis of nothing. A "healthy"
+    verdict is no shelter; a fix offered as a branch ("if it's X, do A") is not applied."""
+    chosen = t.claims.committed_to or t.claims.named
+    if len(t.fixed - {chosen, "healthy"}) < STUFFED_TOPICS - 1:
+        return False  # the common case, decided without another look at the matches
+    firm = {
+        s
+        for s in t.fixed
+        if s in rubrics and s != "healthy" and any(m.positive and not m.conditional for m in reply.find(rubrics[s].fix))
+    }
+    # distinct among all the fixes offered, the chosen one's included: a fix in words the verdict's own fix uses
+    # ("fuse", "bigger batch" for a memory-bound kernel) is that fix, not another problem's
+    ruled_out = {s for s in t.named if any(denies(m) for m in reply.find(rubrics[s].signature))}
+    return len(_distinct_topics(reply, rubrics, firm) - ruled_out - {chosen}) >= STUFFED_TOPICS - 1
 
 
 def _menu_with_pick(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
@@ -264,10 +353,13 @@ def _verdict_then_list(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubr
         real = {s for s in t.measured | t.fixed if s in rubrics}
         if len(_distinct_topics(reply, rubrics, real)) >= STUFFED_TOPICS - 1:
             return True  # | suspect | check | fix |
-    if t.claims.committed_to is None or len(t.fixed) < STUFFED_TOPICS - 2 or not _WORKS_THE_LIST.search(reply.text):
+    if t.claims.committed_to is None or not _WORKS_THE_LIST.search(reply.text):
         return False
-    fixes = _distinct_topics(reply, rubrics, {s for s in t.fixed if s in rubrics})
-    return len((fixes | (t.elsewhere & {NETWORK})) - {named}) >= STUFFED_TOPICS - 2
+    # over a bulleted list, the checks of other problems count as much as their fixes ("• per-rank times • NCCL_DEBUG
+    # • loader timing — go through all of them"); in prose one check "for completeness" is care, not a list
+    offered = t.fixed | t.measured if _list_like(answer) else t.fixed
+    remedies = _distinct_topics(reply, rubrics, {s for s in offered if s in rubrics})
+    return len((remedies | (t.elsewhere & {NETWORK})) - {named}) >= STUFFED_TOPICS - 2
 
 
 def _menu_of_fixes(reply: Reply, rubrics: dict[str, CompiledRubric], named: str | None) -> bool:

@@ -347,7 +347,7 @@ def _evidence(
                 continue
             at = m.at[0]
             offered = m.alternative or (several and m.conditional)
-            asserted = _asserts(commits, m) and not m.conditional  # "if it's a malloc, …" is a branch
+            asserted = _asserts(commits, m, reply) and not m.conditional  # "if it's a malloc, …" is a branch
             e = out.get(sig)
             if e is None or m.phrase.weight > e.strength:
                 committed = {at} if asserted and not m.hedged else set()
@@ -376,12 +376,22 @@ def _tool_words(reply: Reply, comp: CompiledRubric) -> dict[int, list[frozenset[
     return tools
 
 
-def _asserts(commits: dict[int, bool], m: Match) -> bool:
-    """The match's clause commits ("it's …", "my money is on …")."""
-    asserted = commits.get(m.at[0])
+# A clause that is only a heading ("Verdict:", "Root cause —", "Bottom line:") commits the clause it heads.
+_HEADING = re.compile(
+    r"^\W*(?:(?:my |the |final )?(?:verdict|diagnosis|conclusion|answer|root cause|culprit|bottom line|call)"
+    r"|tl;?dr)\W*$"
+)
+
+
+def _asserts(commits: dict[int, bool], m: Match, reply: Reply) -> bool:
+    """The match's clause commits ("it's …", "my money is on …"), or a heading before it does ("Verdict: healthy")."""
+    at = m.at[0]
+    asserted = commits.get(at)
     if asserted is None:
         text = m.clause.text
-        asserted = commits[m.at[0]] = bool(_COMMIT_WORDS.search(text, words(text)))
+        asserted = commits[at] = bool(_COMMIT_WORDS.search(text, words(text))) or (
+            at > 0 and bool(_HEADING.search(reply.clauses[at - 1].text))
+        )
     return asserted
 
 
@@ -414,6 +424,11 @@ def _most_said(
 
 
 _DENIAL = re.compile(r"\b(?:not|no|never|nor|neither|without|ruled? out|excluded?)\b|n't\b")
+
+
+def negated(text: str) -> bool:
+    """The clause says no in words ("not", "no", "ruled out", "isn't")."""
+    return bool(_DENIAL.search(text))
 
 
 def denies(m: Match) -> bool:

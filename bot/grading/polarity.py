@@ -37,6 +37,9 @@ _NEGATION_BEFORE = re.compile(
     r"\s+(?:a |an |the )?[\w-]+(?:\s[\w-]+)?\s+(?:or|nor)\s+"
     r"(?:a |an |the )?$"
     r"|\bnothing\s+$"  # "sitting after backward with nothing overlapping": the state is denied
+    # "I considered the allocator and a host sync": a weighing verb sets both candidates aside, not just the first
+    r"|\b(?:considered|thought about|wondered about|weighed|ruled out|excluded)\s+(?:a |an |the )?[\w-]+"
+    r"(?:\s[\w-]+)?\s+(?:and|or|nor)\s+(?:a |an |the )?$"
 )
 _EXONERATED_AFTER = re.compile(
     r"^[^.;]{0,25}?(?:\b(?:is|are|was|looks?|seems?|appears?)\s+(?:fine|ok|okay|good|normal|innocent|irrelevant|"
@@ -44,6 +47,9 @@ _EXONERATED_AFTER = re.compile(
     r"\b(?:isn'?t|aren'?t|wasn'?t|is not|are not|was not)\s+(?:it|the (?:problem|issue|cause|culprit|bottleneck))"
     r"|\bis a red herring\b|\b(?:can|could)\s*(?:not|n't)\s+(?:explain|account)|\bdoesn'?t (?:explain|fit)"
     r"|\bwouldn'?t (?:explain|fit)|\bis wrong\b|\bis a trap\b|\bis the trap\b"
+    # cleared in other words: "the allocator checks out", "launch overhead can't be it", "the fabric is on spec"
+    r"|\bchecks? out\b|\b(?:can'?t|cannot|couldn'?t) be (?:it|that|the (?:problem|issue|cause|culprit))\b"
+    r"|\b(?:is|are|was|looks?) (?:on spec|within spec|as expected|clean)\b"
     r"|\b(?:would be|was|is) (?:my|the|everyone'?s) first (?:guess|thought|read|instinct|reflex|hypothesis)"
     r"|\bat first (?:glance|sight)|\bon the surface\b|\b(?:made|had|got) me (?:think|suspect|wonder))"
     # "ncu won't tell you", "NCCL tuning won't help", "leave NCCL_ALGO / NCCL_PROTO alone": right after the thing
@@ -324,6 +330,11 @@ RHETORICAL = re.compile(
     # a lead-in that asks nothing: "Honestly? Nothing's wrong.", "Verdict? Straggler.", "The fix? Drain it."
     r"|^\W*(?:honestly|seriously|frankly|verdict|diagnosis|answer|short answer|my answer|my take|root cause|cause"
     r"|culprit|the (?:fix|cause|culprit|answer|verdict)|fix|remedy|check|proof|confirmation)\W*\?\s*$"
+    # a sarcastic lead-in guesses nothing, it mocks: "Let me guess, num_workers=2?", "You really want me to say it?",
+    # "Did you really ship without chunked prefill?", "… and you're asking why ITL is bad?"
+    r"|^\W*(?:oh,? )?(?:let me guess|(?:you|do you|did you|are you|were you) (?:really|seriously|honestly)\b"
+    r"|(?:you|do you) (?:really )?want me to (?:say|spell)\b)[^?]*\?\s*$"
+    r"|\b(?:and )?you'?re (?:really |seriously )?asking (?:why|what|how)\b[^?]*\?\s*$"
 )
 # A statement closed by a tag that asks nothing ("… use the interleaved schedule, beleza?", "… in a CUDA graph,
 # tamam?", "…, right?"): the statement stands; the tag seeks agreement, it does not doubt.
