@@ -8,7 +8,6 @@ Read-only: a test that changes a scenario calls `bot.scenarios.registry.generate
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import lru_cache
 
 from bot.render.cache import RenderCache
@@ -21,22 +20,7 @@ def scenario(signature: str, seed: int, difficulty: str = "medium") -> Scenario:
     return generate(signature, seed, difficulty)
 
 
-class WorkerPictures(RenderCache):
-    """One render cache for the engines of every test in this process, as the app shares one across all drills.
-    A stored trace's drill is the exception: its key (its top finding, seed 0, "real") does not tell two traces
-    apart, and another test's trace may have made it, so it is drawn and never kept. A test that counts the
-    pictures drawn gives its engine a RenderCache of its own."""
-
-    def png(
-        self,
-        scenario: Scenario,
-        theme: str = "light",
-        kind: str = "drill",
-        draw: Callable[[Scenario, str, bool], bytes] | None = None,
-    ) -> bytes:
-        if scenario.difficulty == "real":
-            return RenderCache().png(scenario, theme, kind, draw)
-        return super().png(scenario, theme, kind, draw)
-
-
-PICTURES = WorkerPictures(max_items=512)  # ~100–300 kB a picture
+# One render cache for the engines of every test in this process, as the app shares one across all drills (a
+# stored trace's drill is keyed by its bytes, so two tests' traces never share a picture). A test that counts the
+# pictures drawn gives its engine a RenderCache of its own.
+PICTURES = RenderCache(max_items=512)  # ~100–300 kB a picture
