@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
-import logging
 import shutil
-import warnings
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,8 @@ from bot.cli import main
 from bot.scenarios.export import export_scenario
 from bot.scenarios.model import Scenario
 from bot.scenarios.registry import generate
+
+from .hta_load import hta_figures
 
 REAL = Path(__file__).resolve().parent / "data" / "real-traces"
 TOLERANCE_PP = 2.0
@@ -31,21 +31,11 @@ def _real(tmp_path: Path, *names: str) -> Path:
     return folder
 
 
-def _hta(folder: Path):  # type: ignore[no-untyped-def]
-    logging.getLogger("hta").setLevel(logging.ERROR)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from hta.trace_analysis import TraceAnalysis
-
-        t = TraceAnalysis(trace_dir=str(folder))
-        return t.get_temporal_breakdown(visualize=False), t.get_comm_comp_overlap(visualize=False)
-
-
 @pytest.mark.parametrize("names", [("alexnet_a100.json.gz",), ("sampled_rank-0.json.gz", "sampled_rank-1.json.gz")])
 def test_real_traces_agree_with_hta(names: tuple[str, ...], tmp_path: Path) -> None:
     folder = _real(tmp_path, *names)
     ours = analyze_path(folder).json
-    breakdown, overlap = _hta(folder)
+    breakdown, overlap = hta_figures(folder)
     assert sorted(r["rank"] for r in ours["ranks"]) == sorted(breakdown["rank"])
     for rank in ours["ranks"]:
         row = breakdown.loc[breakdown["rank"] == rank["rank"]].iloc[0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import random
 import subprocess
 import sys
 import threading
@@ -15,7 +16,7 @@ import pytest
 
 from bot.analyze import bounded
 from bot.analyze.bounded import AnalysisBusy, Gate
-from bot.analyze.guard import GuardedReader, TraceLimitError
+from bot.analyze.guard import _STRING, GuardedReader, TraceLimitError, _outside_strings
 from bot.analyze.service import AnalysisError, analyze_bytes
 from bot.scenarios.export import export_scenario
 from bot.scenarios.registry import generate
@@ -94,6 +95,29 @@ def test_guard_counts_depth_across_chunks_and_ignores_brackets_in_strings() -> N
     big = GuardedReader(io.BytesIO(b" " * 5000), "big.json", max_bytes=4096)
     with pytest.raises(TraceLimitError, match="MB of JSON once decompressed"):
         drain(big, 1000)
+
+
+def test_guard_without_escapes_strips_strings_as_the_regex_does() -> None:
+    """Chunks with no backslash take a split-on-quotes path: it leaves the same bytes outside strings and carries
+    the same open string as the escape-aware regex, and depth is still counted across chunk edges."""
+    rng = random.Random(15)
+    for _ in range(2000):
+        buf = bytes(rng.choice(b'"[]{}a, ') for _ in range(rng.randrange(0, 40)))
+        stripped = _STRING.sub(b"", buf)
+        open_at = stripped.find(b'"')
+        expected = (stripped, b"") if open_at < 0 else (stripped[:open_at], stripped[open_at:])
+        assert _outside_strings(buf) == expected, buf
+    inner = b'{"name": "[[[[{{{{ ]]", "args": {"a": [1, [2]]}, "x": "}}}"}'
+    doc = b'{"traceEvents": [' + b",".join([inner] * 300) + b"]}"
+
+    def drain(reader: GuardedReader, size: int) -> bytes:
+        return b"".join(iter(lambda: reader.read(size), b""))
+
+    for size in (1, 2, 3, 5, 8, 13, 4096):  # strings and brackets split at every place
+        assert drain(GuardedReader(io.BytesIO(doc), "ok.json", max_bytes=len(doc), max_depth=6), size) == doc
+        shallow = GuardedReader(io.BytesIO(doc), "deep.json", max_bytes=len(doc), max_depth=5)  # {[{{[[ is 6
+        with pytest.raises(TraceLimitError, match="deeper than 5"):
+            drain(shallow, size)
 
 
 def test_worker_memory_and_time_limits_give_one_line(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
-import warnings
 from pathlib import Path
 
 import pytest
@@ -12,30 +10,17 @@ import pytest
 from bot.scenarios.export import export_scenario
 from bot.scenarios.registry import generate
 
+from .hta_load import hta_figures
+
 TOLERANCE_PP = 3.0
 
 
-@pytest.fixture(scope="module")
-def trace_analysis():  # type: ignore[no-untyped-def]
-    logging.getLogger("hta").setLevel(logging.ERROR)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from hta.trace_analysis import TraceAnalysis
-    return TraceAnalysis
-
-
 @pytest.mark.parametrize("difficulty", ["easy", "hard"])
-def test_hta_loads_every_signature_and_agrees(
-    signature_id: str, difficulty: str, tmp_path: Path, trace_analysis
-) -> None:  # type: ignore[no-untyped-def]
+def test_hta_loads_every_signature_and_agrees(signature_id: str, difficulty: str, tmp_path: Path) -> None:
     scenario = generate(signature_id, 11, difficulty)
     export_scenario(scenario, tmp_path)
     expected = json.loads((tmp_path / "scenario.json").read_text())["figures"]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        analysis = trace_analysis(trace_dir=str(tmp_path))
-        breakdown = analysis.get_temporal_breakdown(visualize=False)
-        overlap = analysis.get_comm_comp_overlap(visualize=False)
+    breakdown, overlap = hta_figures(tmp_path)
     assert sorted(breakdown["rank"]) == list(range(scenario.trace.world_size))
     row = breakdown.loc[breakdown["rank"] == 0].iloc[0]
     idle = float(row["idle_time_pctg"])

@@ -23,7 +23,7 @@ from bot.render.cache import RenderCache
 from bot.render.encode import png_bytes
 from bot.render.png import Renderer, draw, header_lines, render_png
 from bot.render.rows import Row, layout
-from bot.render.text import FULL, NAMES, render_text
+from bot.render.text import FULL, NAMES, _cells, render_text
 from bot.render.theme import theme
 from bot.render.timeline import LEGEND_NAMES, LIGHT_COMPUTE, legend_label
 from bot.scenarios.model import Category, Event, TrackKind
@@ -109,6 +109,26 @@ def test_text_timeline_fits_the_width(signature_id: str) -> None:
         assert "CUDA API" in text
         assert "time (ms)" in text
     assert "█" in render_text(s) or "▌" in render_text(s)
+
+
+def test_a_text_cell_shows_its_biggest_category_and_the_first_of_equals() -> None:
+    """Columns 10 µs wide: a column two categories fill equally shows the one that reached it first; an instant
+    event marks its column outright; a stream busy for under 60% of a column is drawn as partly busy."""
+    compute, nccl = FULL[Category.COMPUTE], FULL[Category.NCCL]
+
+    def cells(*events: Event) -> tuple[str, set[str]]:
+        drawn: set[str] = set()
+        row = Row("s", "GPU", TrackKind.GPU_STREAM, 0, "s", list(events))
+        return _cells(row, 0.0, 10.0, 4, drawn), drawn
+
+    a, b = Event("a", 0.0, 10.0, Category.COMPUTE), Event("b", 0.0, 10.0, Category.NCCL)
+    assert cells(a, b)[0] == compute + "   "
+    assert cells(b, a)[0] == nccl + "   "
+    mostly_nccl = Event("c", 10.0, 4.0, Category.COMPUTE), Event("d", 14.0, 6.0, Category.NCCL)
+    assert cells(*mostly_nccl)[0] == " " + nccl + "  "
+    text, drawn = cells(Event("m", 25.0, 0.0, Category.MARKER), Event("e", 30.0, 3.0, Category.COMPUTE))
+    assert text == "  " + FULL[Category.MARKER] + "▌"
+    assert drawn == {Category.MARKER.value, "▌"}
 
 
 def test_cache_draws_each_picture_once() -> None:

@@ -29,6 +29,24 @@ _OPEN[[ord("["), ord("{")]] = 1
 _OPEN[[ord("]"), ord("}")]] = -1
 
 
+def _outside_strings(buf: bytes) -> tuple[bytes, bytes]:
+    """`buf` without its complete JSON strings, and the string it leaves open (from its quote on; empty if none).
+
+    With complete strings gone, a quote left over opens a string that ends in a later chunk: no quote after it is
+    unescaped, so nothing after it was removed either, and it is carried over byte for byte."""
+    if b"\\" not in buf:
+        # No escapes (most chunks of a trace): every quote opens or closes a string, so the text between the
+        # 2k-th and (2k+1)-th quote is outside them: what the regex leaves, at a third of its cost.
+        parts = buf.split(b'"')
+        stripped = b"".join(parts[::2])
+        return stripped, (b'"' + parts[-1] if len(parts) % 2 == 0 else b"")
+    stripped = _STRING.sub(b"", buf)
+    open_at = stripped.find(b'"')
+    if open_at < 0:
+        return stripped, b""
+    return stripped[:open_at], stripped[open_at:]
+
+
 class GuardedReader:
     """A read-only byte stream that raises TraceLimitError once the data nests deeper than `max_depth` or grows
     past `max_bytes`. The bytes handed on are unchanged; only the scan keeps state across chunks."""
@@ -57,16 +75,9 @@ class GuardedReader:
 
     def _scan(self, chunk: bytes) -> None:
         buf = self._carry + chunk if self._carry else chunk
-        # With complete strings gone, a quote left over opens a string that ends in a later chunk: no quote after
-        # it is unescaped, so nothing after it was removed either, and it is carried over byte for byte.
-        stripped = _STRING.sub(b"", buf)
-        open_at = stripped.find(b'"')
-        if open_at < 0:
-            self._carry = b""
-        else:
-            self._carry, stripped = stripped[open_at:], stripped[:open_at]
-            if len(self._carry) > MAX_STRING:
-                raise TraceLimitError(f"{self._name}: a JSON string longer than {MAX_STRING // 2**20} MB; not a trace")
+        stripped, self._carry = _outside_strings(buf)
+        if self._carry and len(self._carry) > MAX_STRING:
+            raise TraceLimitError(f"{self._name}: a JSON string longer than {MAX_STRING // 2**20} MB; not a trace")
         brackets = stripped.translate(None, _NOT_BRACKETS)
         if not brackets:
             return

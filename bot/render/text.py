@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import textwrap
+from operator import attrgetter
 
-from ..scenarios.model import Category, Scenario, TrackKind
+import numpy as np
+
+from ..scenarios.model import Category, Event, Scenario, TrackKind
 from .kernels import table_lines, top_kernels
 from .names import short_name
 from .rows import Row, layout
@@ -93,38 +96,67 @@ def _cells(row: Row, lo: float, cell: float, cols: int, drawn: set[str]) -> str:
     """The row's characters; adds the category values (and partial glyphs) it uses to `drawn`."""
     if row.kind is TrackKind.COUNTER:
         return _spark(row, lo, cell, cols)
-    cover = [0.0] * cols
-    dominant: list[dict[Category, float]] = [{} for _ in range(cols)]
-    for e in row.events:
-        if e.dur <= 0:
-            i = int((e.start - lo) / cell)
-            if 0 <= i < cols:
-                dominant[i][e.category] = dominant[i].get(e.category, 0.0) + 1e9
-                cover[i] = 1.0
-            continue
-        a = max(0, int((e.start - lo) / cell))
-        b = min(cols - 1, int((e.end - lo) / cell))
-        for i in range(a, b + 1):
-            c0, c1 = lo + i * cell, lo + (i + 1) * cell
-            part = (min(e.end, c1) - max(e.start, c0)) / cell
-            if part > 0:
-                cover[i] += part
-                dominant[i][e.category] = dominant[i].get(e.category, 0.0) + part
+    cover, share, first = _coverage(row.events, lo, cell, cols)
+    ranked = np.where(share == share.max(axis=1, keepdims=True), first, len(row.events) * cols + 1)
+    top = ranked.argmin(axis=1).tolist()  # the biggest share; between equals, the first to reach the cell
     out = []
-    for i in range(cols):
-        if cover[i] <= 0.0:
+    for i, c in enumerate(cover.tolist()):
+        if c <= 0.0:
             out.append(" ")
             continue
-        category = max(dominant[i].items(), key=lambda kv: kv[1])[0]
+        category = _CATEGORIES[top[i]]
         glyph = FULL.get(category, "█")
-        if row.kind is TrackKind.GPU_STREAM and cover[i] < 0.6:
-            glyph = "▌" if cover[i] >= 0.15 else "▏"
+        if row.kind is TrackKind.GPU_STREAM and c < 0.6:
+            glyph = "▌" if c >= 0.15 else "▏"
         drawn.add(glyph if glyph in PARTIAL else category.value)
         out.append(glyph)
     text = "".join(out)
     if row.kind in (TrackKind.ANNOTATION, TrackKind.CPU_THREAD):
         text = _inline_names(row, lo, cell, list(text))
     return text
+
+
+_CATEGORIES = list(Category)
+_INDEX = {c: k for k, c in enumerate(_CATEGORIES)}
+_START, _DUR = attrgetter("start"), attrgetter("dur")
+
+
+def _coverage(events: list[Event], lo: float, cell: float, cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per column: how busy it is (an instant event makes it 1.0, later events add to that), each category's
+    share (an instant event counts 1e9) and the order in which each category first reached it.
+
+    Numpy over every (event, column) pair it touches, in event order, so each sum is added in the order a loop
+    over the events would add it: the same floats, bit for bit."""
+    n = len(events)
+    start = np.fromiter(map(_START, events), float, n)
+    dur = np.fromiter(map(_DUR, events), float, n)
+    category = np.fromiter((_INDEX[e.category] for e in events), np.int64, n)
+    end = start + dur
+    instant = dur <= 0
+    a = ((start - lo) / cell).astype(np.int64)
+    b = ((end - lo) / cell).astype(np.int64)
+    a = np.where(instant, a, np.maximum(a, 0))
+    b = np.where(instant, a, np.minimum(b, cols - 1))
+    span = np.where(instant & ((a < 0) | (a >= cols)), 0, np.maximum(b - a + 1, 0))
+    ev = np.repeat(np.arange(n), span)
+    col = a[ev] + (np.arange(len(ev)) - np.repeat(np.cumsum(span) - span, span))
+    c0, c1 = lo + col * cell, lo + (col + 1) * cell
+    part = (np.minimum(end[ev], c1) - np.maximum(start[ev], c0)) / cell
+    part = np.where(instant[ev], 1e9, part)
+    keep = part > 0
+    ev, col, part = ev[keep], col[keep], part[keep]
+    kinds = len(_CATEGORIES)
+    share = np.zeros((cols, kinds))
+    np.add.at(share, (col, category[ev]), part)
+    first = np.full((cols, kinds), n * cols + 1, dtype=np.int64)
+    np.minimum.at(first, (col, category[ev]), np.arange(len(ev)))
+    # Cover: an instant event sets its column to 1.0, so only the parts of later events are added to it.
+    reset = np.full(cols, -1, dtype=np.int64)
+    np.maximum.at(reset, col[instant[ev]], ev[instant[ev]])
+    cover = np.where(reset >= 0, 1.0, 0.0)
+    later = ev > reset[col]
+    np.add.at(cover, col[later], part[later])
+    return cover, share, first
 
 
 def _inline_names(row: Row, lo: float, cell: float, chars: list[str]) -> str:
