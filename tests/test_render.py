@@ -65,7 +65,7 @@ def test_rows_are_grouped_like_nsight(signature_id: str) -> None:
     metrics = next(g for g in groups if g.startswith("GPU metrics"))
     assert groups.index("CUDA API") < groups.index("GPU") < groups.index(metrics)
     if s.trace.world_size > 1:
-        noun = "stage" if signature_id == "pipeline_bubbles" else "rank"
+        noun = "stage" if "pipeline" in s.context.parallelism else "rank"  # a pipeline's ranks are its stages
         for r in range(s.trace.world_size):
             assert f"{noun} {r} · compute" in labels
         assert not any(label.startswith("Stream") for label in labels)  # rank 0's streams are its lanes
