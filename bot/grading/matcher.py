@@ -107,7 +107,7 @@ class Reply:
         by_first = eng.by_first
         for number, (clause, positions) in enumerate(zip(self.clauses, self.index, strict=True)):
             present = set(positions)  # a set: frozenset <= set is a fast C comparison, dict keys are not
-            at_of = tuple(t.position for t in clause.tokens)
+            at_of = tuple([t.position for t in clause.tokens])  # a list first: a generator is slower
             located: dict[tuple[tuple[str, ...], bool], tuple[int, ...] | None] = {}
             seen: set[tuple[int, tuple[int, ...], float]] = set()
             for word in positions:  # in the clause's own order (a set's order would change between processes)
