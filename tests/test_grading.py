@@ -186,3 +186,18 @@ def test_a_heading_commits_the_clause_it_heads(heading: str) -> None:
     body = "GPU busy 95%, comm hidden under backward, MFU 48% against a 55% ceiling."
     assert asserted(f"{body} {heading} healthy; leave the timeline alone.")
     assert not asserted(f"{body} Also healthy; leave the timeline alone.")
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("5,212 kernels, 3 ranks", ["5212", "3"]),  # a thousands comma joins; the list comma stays
+        ("ranks 1,2,3 are slow", ["1", "2", "3"]),
+        ("x,123 and 12,3456 and 1,000,000", ["123", "12", "3456", "1000000"]),
+    ],
+)
+def test_a_thousands_comma_joins_its_number_and_no_other(text: str, numbers: list[str]) -> None:
+    from bot.grading.text import clauses, clean
+
+    said = [t.word for c in clauses(clean(text)) for t in c.tokens if t.word[0].isdigit()]
+    assert said == numbers

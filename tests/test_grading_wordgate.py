@@ -12,7 +12,7 @@ import pytest
 from bot.grading import compounds, evidence, polarity
 from bot.grading.matcher import Reply
 from bot.grading.text import _BARE_CONTRACTION, _bare_contraction
-from bot.grading.wordgate import WordGate, required, words
+from bot.grading.wordgate import AnyAlternative, WordGate, alternatives, required, words
 
 DATA = Path(__file__).parent / "data"
 GATED = [
@@ -104,3 +104,41 @@ def test_a_spelled_out_acronym_starts_with_a_letter_standing_alone(text: str) ->
 def test_a_bare_contraction_is_one_of_the_gate_words(text: str) -> None:
     assert bool(_BARE_CONTRACTION.search(text)) <= _bare_contraction(text)
     assert not _bare_contraction("important client events")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "pieces"),
+    [
+        (r"a|b(?:c|d)|e", ["a", "b(?:c|d)", "e"]),
+        (r"[|]x|y", ["[|]x", "y"]),  # a bar in a class is a character
+        (r"[]|]|z", ["[]|]", "z"]),  # so is one after a "]" that opens the class
+        (r"\||q", [r"\|", "q"]),
+        (r"(?i)a|b", [r"(?i)a|b"]),  # a flag for the whole pattern: not split
+        (r"(a)\1|b", [r"(a)\1|b"]),  # a back reference: not split
+    ],
+)
+def test_the_top_level_alternatives(pattern: str, pieces: list[str]) -> None:
+    assert alternatives(pattern) == pieces
+
+
+def test_alternatives_asked_one_by_one_answer_as_the_pattern_on_every_clause() -> None:
+    texts = _clauses()
+    for pattern in (polarity._ALTERNATIVE, polarity._NEGATION_BEFORE):
+        split = AnyAlternative(pattern)
+        assert len(split.gates) > 1
+        for text in texts:
+            for piece in (text, text[: len(text) // 2]):
+                assert split.matches(piece) == bool(pattern.search(piece)), (pattern.pattern[:30], piece)
+
+
+def test_a_negation_before_is_found_after_the_last_stop_or_not_at_all() -> None:
+    """polarity._negation_before searches only after the last ".;,→" of its slice: no match starts before it."""
+    cut_and_found = 0
+    for text in _clauses():
+        for end in range(0, len(text) + 1, 7):
+            piece = text[max(0, end - polarity.LOOK) : end]
+            cut = max(piece.rfind(ch) for ch in ".;,→")
+            found = bool(polarity._NEGATION_BEFORE.search(piece))
+            assert bool(polarity._NEGATION_BEFORE.search(piece, cut + 1)) == found, piece
+            cut_and_found += cut >= 0 and found
+    assert cut_and_found > 0

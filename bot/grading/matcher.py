@@ -107,7 +107,7 @@ class Reply:
         by_first = eng.by_first
         for number, (clause, positions) in enumerate(zip(self.clauses, self.index, strict=True)):
             present = set(positions)  # a set: frozenset <= set is a fast C comparison, dict keys are not
-            at_of = tuple(t.position for t in clause.tokens)
+            at_of = tuple([t.position for t in clause.tokens])  # a list first: a generator is slower
             located: dict[tuple[tuple[str, ...], bool], tuple[int, ...] | None] = {}
             seen: set[tuple[int, tuple[int, ...], float]] = set()
             for word in positions:  # in the clause's own order (a set's order would change between processes)
@@ -288,6 +288,8 @@ def _locate(
 ) -> tuple[int, ...] | None:
     """Indices of the words that hold every token of the rule within its window (in order if `ordered`), or None.
     `at_of` is each word's position in the clause (stop words and commas count)."""
+    if len(tokens) == 2:  # most rules: the same search without the lists a longer rule needs
+        return _locate_pair(tokens, positions, at_of, ordered)
     lists = [positions.get(t) for t in tokens]
     if None in lists:
         return None
@@ -308,6 +310,33 @@ def _locate(
             continue
         if high - low < window:
             return tuple(chosen)
+    return None
+
+
+def _locate_pair(
+    tokens: tuple[str, ...], positions: dict[str, list[int]], at_of: tuple[int, ...], ordered: bool
+) -> tuple[int, ...] | None:
+    """_locate for a rule of two tokens: each anchor, the other token's nearest word, the same tests in two numbers."""
+    first = positions.get(tokens[0])
+    other = positions.get(tokens[1])
+    if first is None or other is None:
+        return None
+    window = 2 + WINDOW_SLACK
+    negation_first = tokens[0] in _NEGATIONS
+    for anchor in first:
+        at = at_of[anchor]
+        best = other[0]
+        if len(other) > 1:
+            distance = abs(at_of[best] - at)
+            for k in other:
+                d = abs(at_of[k] - at)
+                if d < distance:
+                    best, distance = k, d
+        there = at_of[best]
+        if best == anchor or (negation_first and there < at) or (ordered and at >= there):
+            continue  # one word for both; "overlap … no"; out of order (as in _locate)
+        if abs(there - at) < window:
+            return (anchor, best)
     return None
 
 

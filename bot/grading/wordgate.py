@@ -240,3 +240,66 @@ def _better(a: Need | None, b: Need | None) -> Need | None:
 
 def _cost(need: Need) -> tuple[int, int]:
     return len(need[1]), -min(len(x) for x in (*need[0], *need[1]))
+
+
+_INLINE_FLAGS = re.compile(r"\(\?[a-zA-Z]+\)")
+_BACKREF = re.compile(r"\\[1-9]|\(\?P=")
+
+
+def alternatives(pattern: str) -> list[str]:
+    """The top-level alternatives of `pattern` ("a|b(?:c|d)|e" → "a", "b(?:c|d)", "e"), or the pattern alone when
+    splitting could change what it means (an inline flag, a back reference)."""
+    if _INLINE_FLAGS.search(pattern) or _BACKREF.search(pattern):
+        return [pattern]
+    out: list[str] = []
+    depth, start, i = 0, 0, 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":
+            i = _class_end(pattern, i)
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            out.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    out.append(pattern[start:])
+    return out
+
+
+def _class_end(pattern: str, i: int) -> int:
+    """Where the character class opened at pattern[i] closes ("[^]a|b]": a "]" first is a member)."""
+    i += 1
+    if pattern[i : i + 1] == "^":
+        i += 1
+    if pattern[i : i + 1] == "]":
+        i += 1
+    while i < len(pattern) and pattern[i] != "]":
+        i += 2 if pattern[i] == "\\" else 1
+    return i
+
+
+class AnyAlternative:
+    """Whether a pattern `A|B|…` matches anywhere, asked of each alternative on its own: an alternation matches where
+    one of its alternatives does, so the answer is the same; but an alternative whose words the text lacks is not
+    scanned (WordGate), and sre no longer tries every alternative at every position."""
+
+    __slots__ = ("gates",)
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        pieces = alternatives(pattern.pattern)
+        self.gates = tuple(WordGate(re.compile(p, pattern.flags)) for p in pieces)
+
+    def matches(self, text: str, held: Words | None = None) -> bool:
+        """`bool(pattern.search(text))`, where `held`, if given, is `words(text)`."""
+        if held is None:
+            held = words(text)
+        for gate in self.gates:  # noqa: SIM110 (a plain loop: any() builds a generator, and this runs per clause)
+            if gate.search(text, held) is not None:
+                return True
+        return False
