@@ -18,9 +18,10 @@ _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
 MAX_LITERALS = 24  # more alternatives than this cost about what the scan they would skip costs
 
 
-def required_any(pattern: str) -> Literals | None:
-    """Literals of which every match of `pattern` holds one, or None (case-insensitive patterns: always None)."""
-    if "(?" in pattern and re.search(r"\(\?[a-zA-Z]*[ix]", pattern):  # an inline flag changes what a literal means
+def parsed_items(pattern: str) -> list[tuple[Any, Any]] | None:
+    """The parsed pattern's top-level items, or None when literals cannot be read from it (it does not parse, or
+    an inline or compiled flag — ignore case, verbose — changes what a literal means)."""
+    if "(?" in pattern and re.search(r"\(\?[a-zA-Z]*[ix]", pattern):
         return None
     try:
         parsed = _parser.parse(pattern)
@@ -28,7 +29,15 @@ def required_any(pattern: str) -> Literals | None:
         return None
     if parsed.state.flags & (re.IGNORECASE | re.VERBOSE):
         return None
-    found = _sequence(list(parsed))
+    return list(parsed)
+
+
+def required_any(pattern: str) -> Literals | None:
+    """Literals of which every match of `pattern` holds one, or None (case-insensitive patterns: always None)."""
+    items = parsed_items(pattern)
+    if items is None:
+        return None
+    found = _sequence(items)
     return found if found is not None and len(found) <= MAX_LITERALS else None
 
 

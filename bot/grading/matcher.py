@@ -325,13 +325,7 @@ def _locate_pair(
     negation_first = tokens[0] in _NEGATIONS
     for anchor in first:
         at = at_of[anchor]
-        best = other[0]
-        if len(other) > 1:
-            distance = abs(at_of[best] - at)
-            for k in other:
-                d = abs(at_of[k] - at)
-                if d < distance:
-                    best, distance = k, d
+        best = other[0] if len(other) == 1 else _closest(at, other, at_of)
         there = at_of[best]
         if best == anchor or (negation_first and there < at) or (ordered and at >= there):
             continue  # one word for both; "overlap … no"; out of order (as in _locate)
@@ -343,14 +337,15 @@ def _locate_pair(
 def _nearest(anchor: int, others: list[list[int]], at_of: tuple[int, ...]) -> list[int]:
     """The anchor, and for each other token of the rule the word nearest to it (the first, on a tie)."""
     at = at_of[anchor]
-    chosen = [anchor]
-    for other in others:
-        best = other[0]
-        if len(other) > 1:
-            distance = abs(at_of[best] - at)
-            for k in other:
-                d = abs(at_of[k] - at)
-                if d < distance:
-                    best, distance = k, d
-        chosen.append(best)
-    return chosen
+    return [anchor, *(other[0] if len(other) == 1 else _closest(at, other, at_of) for other in others)]
+
+
+def _closest(at: int, candidates: list[int], at_of: tuple[int, ...]) -> int:
+    """The candidate word nearest to position `at` (the first, on a tie)."""
+    best = candidates[0]
+    distance = abs(at_of[best] - at)
+    for k in candidates:
+        d = abs(at_of[k] - at)
+        if d < distance:
+            best, distance = k, d
+    return best

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 from re import _constants as sre  # type: ignore[attr-defined]
-from re import _parser  # type: ignore[attr-defined]
 from typing import Any
+
+from .literals import parsed_items
 
 Words = frozenset[bytes]
 Need = tuple[frozenset[str], frozenset[str]]  # (whole words, substrings): every match holds one of them
@@ -74,15 +75,8 @@ class WordGate:
 
 def required(pattern: str) -> Need | None:
     """Whole words and substrings of which every match of `pattern` holds one, or None when none are found."""
-    if "(?" in pattern and re.search(r"\(\?[a-zA-Z]*[ix]", pattern):  # an inline flag changes what a literal means
-        return None
-    try:
-        parsed = _parser.parse(pattern)
-    except re.error:
-        return None
-    if parsed.state.flags & (re.IGNORECASE | re.VERBOSE):
-        return None
-    return _sequence(list(parsed), False, False)
+    items = parsed_items(pattern)
+    return None if items is None else _sequence(items, False, False)
 
 
 def _is_word(code: int) -> bool:
