@@ -141,6 +141,29 @@ def prompt_queue(
     return [prompts[i] for i in order]
 
 
+@dataclass(frozen=True, slots=True)
+class ChunkedDraw:
+    """A chunked-prefill engine's draw: the setup, its token budget, the prefill room beside the decode streams, the
+    prompts arriving during the profile, and a full iteration's kernel time."""
+
+    setup: ServingSetup
+    budget: int
+    room: int
+    prompts: list[int]
+    full_us: float
+
+
+def draw_chunked(rng: np.random.Generator, difficulty: str) -> ChunkedDraw:
+    """The draw every chunked-prefill drill starts from (healthy and the per-token sync share it, so the words and
+    the engine's shape do not separate them)."""
+    setup = with_streams(draw_serving(rng, difficulty), wanted_streams(rng), max(LONG_PROMPTS))
+    budget = pick_budget(rng, setup.costs, setup.streams, setup.ctx)
+    room = budget - setup.streams
+    prompts = prompt_queue(rng, int(setup.iterations * room * float(rng.uniform(0.9, 1.05))), 0.6, LONG_PROMPTS[:3])
+    full_us = sum(c.us for c in setup.costs.iteration(Batch(setup.streams, setup.ctx, room, setup.ctx), fused=True))
+    return ChunkedDraw(setup, budget, room, prompts, full_us)
+
+
 def chunked_plan(
     rng: np.random.Generator, setup: ServingSetup, budget: int, prompts: list[int], python_us: float
 ) -> list[Step]:

@@ -12,31 +12,22 @@ from .common import ms, pct, plural
 from .engine import ITL, Loop
 from .figures import top_kernels
 from .model import Annotation, Reveal, Scenario
-from .served import Batch
 from .serving import (
-    LONG_PROMPTS,
     chunked_plan,
     decode_us,
-    draw_serving,
+    draw_chunked,
     finish_served,
     mfu_pct,
-    pick_budget,
-    prompt_queue,
     run_engine,
     serving_figures,
     steady_tokens,
-    wanted_streams,
-    with_streams,
 )
 from .sim import COMPUTE
 
 
 def generate(signature: str, rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
-    setup = with_streams(draw_serving(rng, difficulty), wanted_streams(rng), max(LONG_PROMPTS))
-    budget = pick_budget(rng, setup.costs, setup.streams, setup.ctx)
-    room = budget - setup.streams
-    prompts = prompt_queue(rng, int(setup.iterations * room * float(rng.uniform(0.9, 1.05))), 0.6, LONG_PROMPTS[:3])
-    full_us = sum(c.us for c in setup.costs.iteration(Batch(setup.streams, setup.ctx, room, setup.ctx), fused=True))
+    drawn = draw_chunked(rng, difficulty)
+    setup, budget, room, prompts, full_us = drawn.setup, drawn.budget, drawn.room, drawn.prompts, drawn.full_us
     # Hidden under the next iteration, even a decode-only one (a momentarily empty prompt queue).
     python_us = min(full_us * float(rng.uniform(0.12, 0.35)), 0.7 * decode_us(setup))
     plan = chunked_plan(rng, setup, budget, prompts, python_us)

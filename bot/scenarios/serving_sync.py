@@ -11,20 +11,14 @@ import numpy as np
 from .common import by_difficulty, ms, pick
 from .engine import Loop
 from .model import Annotation, Reveal, Scenario
-from .served import Batch
 from .serving import (
-    LONG_PROMPTS,
     chunked_plan,
-    draw_serving,
+    draw_chunked,
     finish_served,
     iteration_gap_us,
-    pick_budget,
-    prompt_queue,
     run_engine,
     serving_figures,
     steady_tokens,
-    wanted_streams,
-    with_streams,
 )
 from .sim import COMPUTE, CUDA_API
 
@@ -32,11 +26,8 @@ READBACK_OPS = ("aten::item", "aten::_local_scalar_dense", "aten::item")
 
 
 def generate(signature: str, rng: np.random.Generator, difficulty: str, seed: int) -> Scenario:
-    setup = with_streams(draw_serving(rng, difficulty), wanted_streams(rng), max(LONG_PROMPTS))
-    budget = pick_budget(rng, setup.costs, setup.streams, setup.ctx)
-    room = budget - setup.streams
-    prompts = prompt_queue(rng, int(setup.iterations * room * float(rng.uniform(0.9, 1.05))), 0.6, LONG_PROMPTS[:3])
-    full_us = sum(c.us for c in setup.costs.iteration(Batch(setup.streams, setup.ctx, room, setup.ctx), fused=True))
+    drawn = draw_chunked(rng, difficulty)
+    setup, budget, prompts, full_us = drawn.setup, drawn.budget, drawn.prompts, drawn.full_us
     share = by_difficulty(difficulty, (0.25, 0.36), (0.15, 0.24), (0.07, 0.13), rng)
     python_us = min(max(full_us * share / (1 - share), 400.0), 15_000.0)
     plan = chunked_plan(rng, setup, budget, prompts, python_us)
