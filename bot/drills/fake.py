@@ -16,10 +16,15 @@ class FakeChat:
     announcements: list[tuple[ChannelRef, str]] = field(default_factory=list)
     fail_next: int = 0  # make the next N calls raise, to test failure paths
     delay: float = 0.0
+    in_flight: int = 0  # calls now inside their delay: a test can cancel a post known to be under way
 
     async def _maybe_fail(self) -> None:
         if self.delay:
-            await asyncio.sleep(self.delay)
+            self.in_flight += 1
+            try:
+                await asyncio.sleep(self.delay)
+            finally:
+                self.in_flight -= 1
         if self.fail_next:
             self.fail_next -= 1
             raise ConnectionError("fake chat: injected failure")
