@@ -5,6 +5,7 @@ protocol follows the message size and twins launch the same kernels."""
 from __future__ import annotations
 
 import functools
+import os
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass
@@ -33,8 +34,13 @@ TRAINING = (*DP_TRAINING, "pipeline_bubbles")
 MULTI_RANK = ("straggler", "unoverlapped_allreduce", "pipeline_bubbles")
 
 
+# 4 seeds × 3 difficulties a multi-rank signature, 8 × 3 a single-rank one; a deeper sweep:
+# TRACEDRILL_PHYSICS_SEEDS=50 pytest tests/test_physics.py
+SEEDS = int(os.environ.get("TRACEDRILL_PHYSICS_SEEDS", "8"))
+
+
 def seeds_for(signature: str) -> range:
-    return range(300, 304) if signature in MULTI_RANK else range(300, 312)
+    return range(300, 300 + (SEEDS + 1) // 2) if signature in MULTI_RANK else range(300, 300 + SEEDS)
 
 
 def kernels_per_step(s: Scenario) -> float:

@@ -38,12 +38,12 @@ NUMBER = re.compile(r"\d[\d,]*\.?\d*")
 @pytest.mark.parametrize("theme", ["light", "dark"])
 @pytest.mark.parametrize("reveal", [False, True])
 def test_every_signature_renders_a_phone_sized_png(signature_id: str, theme: str, reveal: bool) -> None:
-    for seed in (3, 17):
-        data = render_png(scenario(signature_id, seed), theme_name=theme, reveal=reveal)
-        assert data[:8] == b"\x89PNG\r\n\x1a\n"
-        assert len(data) < 1_000_000
-        with Image.open(io.BytesIO(data)) as img:
-            assert img.size == (1600, 900)
+    seed = 3 if (theme == "light") == reveal else 17  # each seed in each theme and each mode, once
+    data = render_png(scenario(signature_id, seed), theme_name=theme, reveal=reveal)
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(data) < 1_000_000
+    with Image.open(io.BytesIO(data)) as img:
+        assert img.size == (1600, 900)
 
 
 def test_drill_header_never_names_the_answer(signature_id: str) -> None:

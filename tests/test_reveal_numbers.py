@@ -18,6 +18,7 @@ SEEDS = (1, 29, 4242, 77_777)
 def test_every_reveal_number_is_a_figure(signature_id: str, difficulty: str) -> None:
     for seed in SEEDS:
         s = scenario(signature_id, seed, difficulty)
+        assert s.difficulty == difficulty  # every difficulty generates, as asked
         assert len(numbers(s.reveal.as_text())) >= 10, "a reveal quotes its measurements"
         assert unexplained(s) == [], (seed, unexplained(s))
 

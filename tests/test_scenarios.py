@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from bot.cli import main
 from bot.scenarios.export import export_scenario, rank_trace
 from bot.scenarios.families import LLM
-from bot.scenarios.ids import DIFFICULTIES, SIGNATURE_IDS
+from bot.scenarios.ids import SIGNATURE_IDS
 from bot.scenarios.model import Category, Scenario
 from bot.scenarios.registry import UnknownDifficultyError, UnknownSignatureError, generate, generate_in_family
 
@@ -26,7 +26,7 @@ def test_same_seed_gives_byte_identical_export(signature_id: str, tmp_path: Path
 
 
 def test_different_seeds_give_different_traces(signature_id: str) -> None:
-    a, b = generate(signature_id, 1, "medium"), generate(signature_id, 2, "medium")
+    a, b = scenario(signature_id, 1, "medium"), scenario(signature_id, 2, "medium")
     assert a.figures != b.figures
     assert rank_trace(a, a.trace.ranks[0]) != rank_trace(b, b.trace.ranks[0])
 
@@ -46,7 +46,7 @@ def test_unknown_signature_and_difficulty_are_rejected_clearly() -> None:
         generate("straggler", -1)
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", range(5))
 def test_long_collective_twins_differ_in_collective_count_and_rank_spread(seed: int) -> None:
     # The twins as data-parallel drills (a pipeline's straggler stage is tested in test_pipeline_family.py).
     unoverlapped = generate_in_family("unoverlapped_allreduce", LLM, seed).figures
@@ -59,7 +59,7 @@ def test_long_collective_twins_differ_in_collective_count_and_rank_spread(seed: 
     assert straggler["implied_busbw_gbps"] < 0.5 * straggler["busbw_gbps"]
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", range(5))
 def test_api_twins_differ_only_in_which_api_precedes_the_gap(seed: int) -> None:
     # The twins as training drills (a served sync stall is tested in test_serving.py).
     sync, alloc = generate_in_family("sync_stall", LLM, seed), generate_in_family("alloc_stall", LLM, seed)
@@ -74,7 +74,7 @@ def test_api_twins_differ_only_in_which_api_precedes_the_gap(seed: int) -> None:
     assert alloc.figures["gpu_idle_pct"] > 3
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", range(5))
 def test_busy_near_pair_differs_in_the_metrics_rows(seed: int) -> None:
     # The memory-bound twin as a data-parallel drill (a memory-bound pipeline is tested in test_pipeline_family.py).
     membound = generate_in_family("memory_bound_kernel", LLM, seed)
@@ -102,7 +102,7 @@ def test_figures_are_computed_from_the_events() -> None:
 
 
 def test_reveal_quotes_this_scenarios_numbers(signature_id: str) -> None:
-    s = generate(signature_id, 42, "medium")
+    s = scenario(signature_id, 42, "medium")
     text = s.reveal.as_text()
     step = s.figures.get("step_ms") or s.figures.get("decode_iter_ms")
     assert step is not None
@@ -183,11 +183,6 @@ def test_cli_export_to_an_unwritable_place_fails_cleanly(tmp_path: Path) -> None
     )
     assert result.exit_code != 0
     assert "cannot write" in result.output or "Invalid value" in result.output
-
-
-def test_every_difficulty_generates(signature_id: str) -> None:
-    for difficulty in DIFFICULTIES:
-        assert generate(signature_id, 99, difficulty).difficulty == difficulty
 
 
 def test_export_rounds_times_exactly_as_round_does() -> None:
