@@ -32,7 +32,9 @@ _NETWORK_PATTERN = re.compile(
 _NETWORK = Gated(_NETWORK_PATTERN)
 _SENTENCE = re.compile(r"[.;:!?\n]+(?:\s|$)|\s[-–—]+\s")
 _ITEM_SEPARATOR = re.compile(r",(?!\d{3})|\s/\s|(?<=[a-z_)])/(?=[a-z])|\s+or\s+|\s+(?:and also|plus|\+|&)\s+")
-_BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+", re.MULTILINE)
+_BULLET = re.compile(  # "- ", "1) ", and check boxes ("[ ] ", "- [x] ", "☐ ")
+    r"^\s*(?:(?:[-*•·]|\d+[.)])\s+(?:\[[ xX✓]?\]\s*)?|(?:[☐☑☒✓✔]|\[[ xX✓]?\])\s*(?=\w))", re.MULTILINE
+)
 _LIST_ITEM = re.compile(r"[,/|]")
 # The reply says it will run every check and apply whichever fix lights up: a plan over a list, not a diagnosis.
 _WORKS_THE_LIST = re.compile(
@@ -85,7 +87,7 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
         _stuffed(t, answer)
         or _uncommitted_catalogue(t)
         or _headed_catalogue(t)
-        or (committed_to is None and _offered_with_fixes(t))
+        or (committed_to is None and (_offered_with_fixes(t) or _undecided_with_fixes(t, reply, rubrics)))
         or _shotgun(t, reply, rubrics)
         or _verdict_then_list(t, reply, rubrics, answer)
         or _checklist(reply, rubrics, answer, t)
@@ -95,7 +97,70 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
         or _rivals_left_standing(t, reply, rubrics)
         or _fixes_everything(t, reply, rubrics)
         or _one_of_many(t, reply, rubrics)
+        or _odds_split(t, reply, rubrics)
     )
+
+
+_PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
+# Odds stated as even between diagnoses ("could equally be DRAM", "equally plausibly the batcher", "50/50")
+_EVEN_ODDS = Gated(
+    re.compile(
+        r"\b(?:50/50|50-50|fifty-fifty|coin ?flip|toss-?up|equally (?:likely|plausibl\w*|possibl\w*|probabl\w*|well)"
+        r"|(?:could|might|may) equally\b|just as (?:likely|plausibl\w*|probabl\w*))"
+    )
+)
+
+
+def _odds_split(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """Odds shared out among diagnoses instead of a verdict ("straggler 45%, no overlap 35%, NCCL 20%"; "70% bubbles,
+    30% a slow stage"; "launch-bound — though it could equally be DRAM"), with fixes for the spread and no verdict
+    after the odds: the reply prescribes for a spread of bets. Percentages are odds when, in one clause, they share
+    out about a whole among two or more diagnoses (readings of a trace — "DRAM 91%, tensor 11%" — add up to no
+    whole). Odds on one diagnosis ("90% sure it's a straggler") are a confidence; a reply that gives odds and then
+    settles ("… but per-rank times are equal: it's X") commits."""
+    if not t.fixed or ("%" not in reply.text and not _EVEN_ODDS.search(reply.text)):
+        return False
+    last = _shared_odds(reply, rubrics)
+    if last < 0:
+        even = [k for k, c in enumerate(reply.clauses) if _EVEN_ODDS.search(c.text)]
+        standing = {s for s in t.named if not any(denies(m) for m in reply.find(rubrics[s].signature))}
+        fixes = [m for s in standing for m in reply.find(rubrics[s].fix) if m.positive]
+        # even odds between two or more standing diagnoses, and fixes for two of them or a menu of fixes
+        if not even or len(standing) < 2 or not (len(t.fixed & standing) >= 2 or any(m.alternative for m in fixes)):
+            return False
+        last = even[-1]
+    return not any(at > last for e in t.claims.evidence.values() for at in e.asserted_in)
+
+
+ODDS_WHOLE = (90.0, 101.0)  # percentages that share out a whole (rounded odds fall a little short of 100)
+
+
+def _shared_odds(reply: Reply, rubrics: dict[str, CompiledRubric]) -> int:
+    """The last clause whose percentages share out a whole among two or more diagnoses, each given its own, or -1."""
+    found = -1
+    for k, clause in enumerate(reply.clauses):
+        text = clause.text
+        if "%" not in text:
+            continue
+        shares = [float(p.group(1)) for p in _PERCENT.finditer(text)]
+        if len(shares) < 2 or not ODDS_WHOLE[0] <= sum(shares) <= ODDS_WHOLE[1]:
+            continue
+        given = {
+            s
+            for s, comp in rubrics.items()
+            for m in reply.find(comp.signature)
+            if m.positive and m.at[0] == k and _item_has_odds(text, clause.tokens[m.at[1]].start)
+        }
+        if len(given) >= 2 or (given and _NETWORK.search(text)):
+            found = k
+    return found
+
+
+def _item_has_odds(text: str, start: int) -> bool:
+    """The list item holding the word at `start` ("…, 30% a straggling stage, …") carries a percentage."""
+    begin = text.rfind(",", 0, start) + 1
+    end = text.find(",", start)
+    return bool(_PERCENT.search(text, begin, len(text) if end < 0 else end))
 
 
 _OR = re.compile(r"\bor\b")
@@ -320,6 +385,15 @@ def _offered_with_fixes(t: _Topics) -> bool:
         and len(t.fixed & named) >= 1
         and not any(t.branches)
     )
+
+
+def _undecided_with_fixes(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """The reply says the answer is one of several ("probably one of those again", "one of the two") and fixes two or
+    more problems, each in words of its own, with no "if it's X, do A" branch: the fixes are the list, whether or not
+    each problem is named."""
+    if not reply.undecided or any(t.branches):
+        return False
+    return len(_distinct_topics(reply, rubrics, {s for s in t.fixed if s in rubrics})) >= 2
 
 
 def _shotgun(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:

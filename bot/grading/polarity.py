@@ -403,7 +403,10 @@ SELF_CORRECTION = re.compile(
 _UNDECIDED_PATTERN = re.compile(
     r"\b(?:(?:not|won'?t|can'?t|don'?t want to) (?:commit|decide|choose|pick)|which is it|"
     r"one of those two|one of the two|could go either way|no way to tell|50/50|coin ?flip|"
-    r"(?:and|then) decide (?:from there|later|after(?:wards)?)"
+    r"(?:and|then) decide (?:from there|later|after(?:wards)?|between|which)"
+    # "probably one of those again", "one of these five is your answer": the answer is left in a list
+    r"|(?<!every )(?<!each )(?<!any )one of (?:those|these|them|the above)(?: (?:two|three|four|five|six))?"
+    r"(?=\s*(?:again|for sure|is (?:your|the)\b|will\b|[.,;!?]|$))"
     r"|can'?t say (?:anything|much)(?: useful)? until|asking before i answer)\b"
 )
 UNDECIDED = Gated(_UNDECIDED_PATTERN)  # searched only in a clause holding one of its words
