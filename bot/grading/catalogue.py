@@ -98,7 +98,34 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
         or _fixes_everything(t, reply, rubrics)
         or _one_of_many(t, reply, rubrics)
         or _odds_split(t, reply, rubrics)
+        or _rule_out_plan(t, reply, rubrics)
     )
+
+
+# A step of a plan: "First rule out X", "then rule out Y", "Then Z (…)"; "ruled out" and "ruling out" report a result
+_PLANNED_RULE_OUT = re.compile(r"(?:^|[.;:!?]\s*|\b(?:first|then|next|and|also|i'?d|we'?d|let'?s)\s+)rule out\b")
+_STEP = re.compile(r"^\W*(?:first|then|next|after that|and then|finally|last)\b|\brule out\b")
+# What a step that was carried out reports: a figure, a "no", a clean reading ("not" is left out: "comm not
+# overlapping" names a suspect)
+_FINDING = re.compile(r"\d|\b(?:no|none|nothing|nobody|nope|even|equal|balanced|fine|clean|normal|flat|zero|spec)\b")
+
+
+def _rule_out_plan(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """A plan of rule-outs not carried out: "First rule out X (check; fix). Then rule out Y (…). Then Z." — steps that
+    report no finding (no figure, no "no", no clean reading), remedies for two or more problems, and no verdict after
+    the last step. Rule-outs that were carried out report what they found and land on the one left."""
+    if "rule out" not in reply.text:
+        return False
+    steps = [k for k, c in enumerate(reply.clauses) if _STEP.search(c.text)]
+    if len(_PLANNED_RULE_OUT.findall(reply.text)) < 2 and len(steps) < STUFFED_TOPICS - 1:
+        return False
+    last = steps[-1]
+    if any(_FINDING.search(c.text) for c in reply.clauses[: last + 1]):
+        return False
+    if any(at > last for e in t.claims.evidence.values() for at in e.asserted_in):
+        return False
+    real = {s for s in t.measured | t.fixed if s in rubrics}
+    return len(_distinct_topics(reply, rubrics, real) | (t.elsewhere & {NETWORK})) >= 2
 
 
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
