@@ -6,6 +6,7 @@ checks and fixes is, whatever its prose.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -99,7 +100,59 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
         or _one_of_many(t, reply, rubrics)
         or _odds_split(t, reply, rubrics)
         or _rule_out_plan(t, reply, rubrics)
+        or _extras(t, reply, rubrics)
     )
+
+
+# Remedies added on the side of a verdict: "also worth fixing while you're there: …", "on top of that, …"
+_ADDITIVE = Gated(
+    re.compile(
+        r"\b(?:also worth (?:fixing|doing|trying|changing|adding|tuning|a look|looking at)|while you'?re (?:there|at it"
+        r"|in there)|on top of that|in addition|additionally|for good measure|wouldn'?t hurt|as a bonus|side note)\b"
+    )
+)
+_REMEDY_VERB = re.compile(
+    r"\b(?:set|raise|bump|tune|enable|add|increase|lower|reduce|turn on|switch|double|halve|grow|enlarge)\b"
+)
+_PIECE = re.compile(r"[,;()]|\band\b")
+EXTRAS = 2  # remedies of other problems added on the side of a verdict that make it a list
+
+
+def _extras(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """A verdict and then, after "also worth fixing while you're there", "on top of that", remedies of two or more
+    other problems (another signature's fix, the fabric's knobs, or any "raise …", "enable …" that is not the
+    verdict's own fix), none of them denied: the verdict is one item of a list of fixes. Counted item by item of
+    what follows the mark; one extra remedy is a side remark."""
+    clauses = reply.clauses
+    start = next((k for k, c in enumerate(clauses) if _ADDITIVE.search(c.text)), None)
+    if start is None:
+        return False
+    chosen = t.claims.committed_to or t.claims.named
+    own: dict[int, list[int]] = {}  # per clause, where the verdict's own fixes start
+    other: dict[int, list[int]] = {}  # … and where other signatures' fixes start
+    for s, comp in rubrics.items():
+        for m in reply.find(comp.fix):
+            if m.positive and m.at[0] >= start:
+                (own if s == chosen else other).setdefault(m.at[0], []).append(m.clause.tokens[m.at[1]].start)
+    extras = 0
+    for k in range(start, len(clauses)):
+        text = clauses[k].text
+        mark = _ADDITIVE.search(text) if k == start else None
+        begin = mark.end() if mark is not None else 0
+        for piece in _pieces(text, begin):
+            lo, hi = piece
+            item = text[lo:hi]
+            if negated(item) or any(lo <= at < hi for at in own.get(k, ())):
+                continue
+            if any(lo <= at < hi for at in other.get(k, ())) or _NETWORK.search(item) or _REMEDY_VERB.search(item):
+                extras += 1
+    return extras >= EXTRAS
+
+
+def _pieces(text: str, begin: int) -> list[tuple[int, int]]:
+    """The spans of the items of a clause from `begin` on, split at commas, semicolons, brackets and "and"."""
+    cuts = [begin, *(m.start() for m in _PIECE.finditer(text, begin)), len(text)]
+    return [(a, b) for a, b in itertools.pairwise(cuts) if b > a]
 
 
 # A step of a plan: "First rule out X", "then rule out Y", "Then Z (…)"; "ruled out" and "ruling out" report a result

@@ -719,8 +719,10 @@ class ClauseReading:
                 piece = piece[max((m.end() for m in _EMOJI.finditer(piece)), default=0) :]
                 # Every match of _NEGATION_BEFORE runs to the slice's end ($), and none of its parts matches ".;,→"
                 # (nor does a lookbehind of it hold one), so no match starts before the last of them: searching only
-                # what follows it gives the same answer, over a few words instead of 100 characters.
-                cut = max(piece.rfind("."), piece.rfind(";"), piece.rfind(","), piece.rfind("→"))
+                # what follows it gives the same answer, over a few words instead of 100 characters. An opening
+                # bracket starts an aside the negation before it does not reach ("decode isn't CUDA-graphed (launch
+                # bound, …)" names what is missing and the problem it causes).
+                cut = max(piece.rfind("."), piece.rfind(";"), piece.rfind(","), piece.rfind("→"), piece.rfind("("))
                 found = bool(_NEGATION_BEFORE.search(piece, cut + 1))
             self._before[start] = found
         return found
