@@ -375,9 +375,31 @@ def _checklist(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, t:
     if committed is not None and (committed.asserted_in or committed.outright):
         return False  # "Verdict: …" over numbered steps is an answer, not a checklist
     real = {s for s in t.measured | t.fixed if s in rubrics}
-    if len(real | t.named) < CHECKLIST_TOPICS or not _list_like(answer):
+    fabric = t.elsewhere & {NETWORK}  # "[ ] nccl-tests busbw": the fabric is an item too
+    if len(real | t.named | fabric) < 2 or not _list_like(answer):
         return False
-    return len(_distinct_topics(reply, rubrics, real) | (t.named - {"healthy"})) >= CHECKLIST_TOPICS
+    unnamed = not any(e.asserted_in or e.outright for e in t.claims.evidence.values())
+    if len(_BULLET.findall(answer)) >= CHECKLIST_TOPICS - 1 and unnamed and _fix_menu(reply, rubrics):
+        return True  # items listed, no verdict, then "fixes: chunked prefill, gc.freeze, bigger KV, CUDA graphs, …"
+    # with no diagnosis named at all, three problems checked or fixed in a list are already a checklist
+    least = CHECKLIST_TOPICS - 1 if not t.claims.evidence else CHECKLIST_TOPICS
+    return len(_distinct_topics(reply, rubrics, real) | (t.named - {"healthy"}) | fabric) >= least
+
+
+def _fix_menu(reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """One clause lists ENUMERATION or more items, among them fixes of two or more signatures, each in words of its
+    own (the items outside the ten count towards the length: "gc.freeze, bigger KV pool, more replicas")."""
+    by_clause: dict[int, set[str]] = {}
+    for s, comp in rubrics.items():
+        for m in reply.find(comp.fix):
+            if m.positive:
+                by_clause.setdefault(m.at[0], set()).add(s)
+    return any(
+        len(sigs) >= 2
+        and len(_ITEM_SEPARATOR.split(reply.clauses[k].text)) >= ENUMERATION
+        and len(_distinct_topics(reply, rubrics, sigs)) >= 2
+        for k, sigs in by_clause.items()
+    )
 
 
 def _topics(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, claims: Claims) -> _Topics:

@@ -126,7 +126,7 @@ _HEDGE_PATTERN = re.compile(
     r"|can'?t tell|i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|some kind of"
     r"|one of(?! (?:the |our |them\b)?(?:ranks?|gpus?|nodes?|workers?|cards?|boxes|hosts?|devices?)\b))\b"
     r"|\beither\b.{0,80}\bor\b"
-    r"|\?\s*$|🤔|🤷"
+    r"|\?\)?\s*$|🤔|🤷"  # "launch overhead in decode (CUDA graphs on?)" asks too
 )
 HEDGE = Gated(_HEDGE_PATTERN)  # searched only in a clause holding one of its words
 # The marks of HEDGE that hedge a check or a fix too: "either A or B" between two fixes of one problem is a choice,
