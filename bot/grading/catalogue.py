@@ -6,6 +6,7 @@ checks and fixes is, whatever its prose.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from dataclasses import dataclass
@@ -85,15 +86,13 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
     t = _topics(reply, rubrics, answer, claims)
     committed_to = claims.committed_to
     return (
-        _stuffed(t, answer)
-        or _uncommitted_catalogue(t)
+        ((_stuffed(t, answer) or _uncommitted_catalogue(t) or _three_named(t)) and _lists(t, reply, rubrics, answer))
         or _headed_catalogue(t)
         or (committed_to is None and (_offered_with_fixes(t) or _undecided_with_fixes(t, reply, rubrics)))
         or _shotgun(t, reply, rubrics)
         or _verdict_then_list(t, reply, rubrics, answer)
         or _checklist(reply, rubrics, answer, t)
         or (committed_to is None and _question_list(reply) and len(t.touched) >= 2)
-        or _three_named(t)
         or _menu_with_pick(t, reply, rubrics)
         or _rivals_left_standing(t, reply, rubrics)
         or _fixes_everything(t, reply, rubrics)
@@ -102,6 +101,52 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
         or _rule_out_plan(t, reply, rubrics)
         or _extras(t, reply, rubrics)
     )
+
+
+_ITEM_MARK = re.compile(r"(?:^|\s)(?:[☐☑☒•·]|\[[ x✓]?\]|\(?[a-e1-9]\))\s")  # "☐ …", "a) …", "(2) …" inline too
+
+
+def _lists(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric], answer: str) -> bool:
+    """The reply has the form of a list somewhere: possibilities offered or hedged, conditions, bullets or lettered
+    items, a run of items in one sentence, questions in a row, a plan over a list, remedies added on the side, a story
+    from other jobs. Counting topics shows a catalogue only in that form: a plain line of reasoning ("cudaMalloc 38 per
+    step … cudaFree syncs, so the GPU drains … pad the lengths") touches other signatures' words without listing
+    them."""
+    return (
+        reply.hedged
+        or reply.undecided
+        or reply.told
+        or any(t.branches)
+        or t.claims.undecided > 0
+        or any(m.alternative for e in t.claims.evidence.values() for m in (e.first,))
+        or _list_like(answer)
+        or len(_ITEM_MARK.findall(answer)) + len(_BULLET.findall(answer)) >= 2
+        or _topical_enumeration(reply, rubrics)
+        or _question_list(reply)
+        or bool(_WORKS_THE_LIST.search(reply.text))
+        or bool(_ADDITIVE.search(reply.text))
+    )
+
+
+def _topical_enumeration(reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """A clause runs ENUMERATION or more items, three of which name, check or fix something, for two or more
+    signatures between them ("X and also Y and also Z"; "ncu, MFU, cuda_api_sum and the NCCL row"); a run of readings
+    of one problem ("60 cudaMalloc per step, about 1 ms each, long after warmup, …") lists no topics."""
+    for k, clause in enumerate(reply.clauses):
+        text = clause.text
+        cuts = [m.end() for m in _ITEM_SEPARATOR.finditer(text)]
+        if len(cuts) < ENUMERATION - 1:
+            continue
+        items: dict[int, set[str]] = {}  # per item (its index in the clause), the signatures found there
+        for s, comp in rubrics.items():
+            for part in (comp.signature, comp.measurement, comp.fix):
+                for m in reply.find(part):
+                    if m.positive and m.at[0] == k:
+                        item = bisect.bisect_right(cuts, clause.tokens[m.at[1]].start)
+                        items.setdefault(item, set()).add(s)
+        if len(items) >= ENUMERATION - 1 and len(set().union(*items.values())) >= 2:
+            return True
+    return False
 
 
 # Remedies added on the side of a verdict: "also worth fixing while you're there: …", "on top of that, …"
@@ -182,6 +227,8 @@ def _rule_out_plan(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric])
 
 
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
+_ODDS_WORD = Gated(re.compile(r"\b(?:odds|chances?|probabilit(?:y|ies)|likelihoods?)\b"))
+_BARE_SHARE = re.compile(r"(?<![\w.])(\d{1,3})(?![\w.%/])")  # a number with no unit after it
 # Odds stated as even between diagnoses ("could equally be DRAM", "equally plausibly the batcher", "50/50")
 _EVEN_ODDS = Gated(
     re.compile(
@@ -198,7 +245,7 @@ def _odds_split(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) ->
     out about a whole among two or more diagnoses (readings of a trace — "DRAM 91%, tensor 11%" — add up to no
     whole). Odds on one diagnosis ("90% sure it's a straggler") are a confidence; a reply that gives odds and then
     settles ("… but per-rank times are equal: it's X") commits."""
-    if not t.fixed or ("%" not in reply.text and not _EVEN_ODDS.search(reply.text)):
+    if not t.fixed or not ("%" in reply.text or _EVEN_ODDS.search(reply.text) or _ODDS_WORD.search(reply.text)):
         return False
     last = _shared_odds(reply, rubrics)
     if last < 0:
@@ -218,29 +265,31 @@ ODDS_WHOLE = (90.0, 101.0)  # percentages that share out a whole (rounded odds f
 def _shared_odds(reply: Reply, rubrics: dict[str, CompiledRubric]) -> int:
     """The last clause whose percentages share out a whole among two or more diagnoses, each given its own, or -1."""
     found = -1
+    odds = bool(_ODDS_WORD.search(reply.text))  # "my odds: a slow rank 50, no overlap 30, the fabric 20"
     for k, clause in enumerate(reply.clauses):
         text = clause.text
-        if "%" not in text:
+        share = _PERCENT if "%" in text else _BARE_SHARE if odds else None
+        if share is None:
             continue
-        shares = [float(p.group(1)) for p in _PERCENT.finditer(text)]
+        shares = [float(p.group(1)) for p in share.finditer(text)]
         if len(shares) < 2 or not ODDS_WHOLE[0] <= sum(shares) <= ODDS_WHOLE[1]:
             continue
         given = {
             s
             for s, comp in rubrics.items()
             for m in reply.find(comp.signature)
-            if m.positive and m.at[0] == k and _item_has_odds(text, clause.tokens[m.at[1]].start)
+            if m.positive and m.at[0] == k and _item_has_odds(text, clause.tokens[m.at[1]].start, share)
         }
         if len(given) >= 2 or (given and _NETWORK.search(text)):
             found = k
     return found
 
 
-def _item_has_odds(text: str, start: int) -> bool:
-    """The list item holding the word at `start` ("…, 30% a straggling stage, …") carries a percentage."""
+def _item_has_odds(text: str, start: int, share: re.Pattern[str]) -> bool:
+    """The list item holding the word at `start` ("…, 30% a straggling stage, …") carries a share."""
     begin = text.rfind(",", 0, start) + 1
     end = text.find(",", start)
-    return bool(_PERCENT.search(text, begin, len(text) if end < 0 else end))
+    return bool(share.search(text, begin, len(text) if end < 0 else end))
 
 
 _OR = re.compile(r"\bor\b")
