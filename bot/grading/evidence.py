@@ -120,7 +120,10 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
         committed = strong | firm_weak
     opening = reply.clauses[restart].text
     if (
-        _OPENING_GUESS.search(opening)
+        # "any gaps? ~3% … so it's fine. healthy.": an opening question that names nothing, before a verdict the
+        # reply asserts, guesses nothing
+        (_names_any(reply, rubrics, restart) or not any(e.asserted_in for e in evidence.values()))
+        and _OPENING_GUESS.search(opening)
         and not RHETORICAL.search(opening)
         and not _asked_not_guessed(reply, restart, rubrics)
     ):
@@ -178,6 +181,11 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
         # others are only described (hedged or not, the name is what the reply offers)
         verdict = by_name[0]
     return Claims(evidence, several, strong | weak, committed, named, named if firm else None, undecided, verdict)
+
+
+def _names_any(reply: Reply, rubrics: dict[str, CompiledRubric], at: int) -> bool:
+    """Some diagnosis is named in this clause (or not named only because it is doubted or asked about)."""
+    return any(m.at[0] == at for comp in rubrics.values() for m in reply.find(comp.signature))
 
 
 def _corrected(reply: Reply, rubrics: dict[str, CompiledRubric]) -> tuple[int, frozenset[str] | None]:
@@ -379,7 +387,7 @@ def _tool_words(reply: Reply, comp: CompiledRubric) -> dict[int, list[frozenset[
 # A clause that is only a heading ("Verdict:", "Root cause —", "Bottom line:") commits the clause it heads.
 _HEADING = re.compile(
     r"^\W*(?:(?:my |the |final )?(?:verdict|diagnosis|conclusion|answer|root cause|culprit|bottom line|call)"
-    r"|tl;?dr)\W*$"
+    r"|tl;?dr|(?:(?:ok|okay|so|and)\W+)?final)\W*$"  # a thread's "ok final: sync stall from the per-step print"
 )
 
 
