@@ -111,6 +111,11 @@ _MEASURE_CONTEXT_BEFORE = re.compile(
     # "per-rank times for stragglers", "clocks for throttling": a measurement and what it would catch
     r"|\b(?:times?|timings?|counts?|clocks?|traces?|stats|metrics|numbers|checks?) for (?:the |a |any )?$"
 )
+# A question framed by a negation: "isn't the all-reduce just running after backward?", "wasn't that the allocator?"
+_NEGATIVE_QUESTION = re.compile(
+    r"\W*(?:(?:so|but|and|hmm+|wait|ok|okay|um+)\W+)?(?:isn'?t|aren'?t|wasn'?t|weren'?t|doesn'?t|don'?t|didn'?t"
+    r"|is(?:n't| not)|are not)\b(?! (?:it|that|this) (?:just )?(?:because|odd|weird|strange|obvious|clear)\b)"
+)
 _NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
 # "with nothing overlapping" denies; "nothing to chase", "nothing left to do" are remedies of their own
 _NOTHING_DENIES = re.compile(r"\bnothing\b(?! (?:to|left|more|else|much|but)\b)")
@@ -472,6 +477,7 @@ class ClauseReading:
         "_context",
         "_denied",
         "_flags",
+        "_frame_end",
         "_hedged_by_lead",
         "_hedged_by_next",
         "_held_by_next",
@@ -542,6 +548,9 @@ class ClauseReading:
         # sarcasm tag matter only for a diagnosis named here, and are read the first time one is
         said = self._words = words(text)
         self._keywords = (bool(_NEGATION_WORDS.search(text, said)), bool(_EXONERATION_WORDS.search(text, said)))
+        # "isn't this just rank 3 being slow?" puts X forward as a question: the leading "isn't" denies nothing
+        frame = _NEGATIVE_QUESTION.match(text) if self._keywords[0] and text.endswith("?") else None
+        self._frame_end = frame.end() if frame is not None else 0
         self._naming_keywords: tuple[bool, bool] | None = None
         self._before: dict[int, bool] = {}
         self._after: dict[int, bool] = {}
@@ -712,7 +721,7 @@ class ClauseReading:
     def _negation_before(self, start: int) -> bool:
         found = self._before.get(start)
         if found is None:
-            piece = self.text[max(0, start - LOOK) : start]
+            piece = self.text[max(0, start - LOOK, self._frame_end) : start]
             # the keyword test first: most slices before a match hold no negation word at all
             found = bool(_NEGATION_KEYWORD.search(piece))
             if found:  # an emoji closed the statement before it ("ITL against prefill tokens 📈 chunked prefill")
