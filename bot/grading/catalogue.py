@@ -483,6 +483,8 @@ def _stuffed(t: _Topics, answer: str) -> bool:
     claims, named, elsewhere = t.claims, t.named, t.elsewhere
     if claims.committed_to is not None or len(t.all) < 3:
         return False
+    if t.branches[0] and t.branches[1] and len(named) <= 1:
+        return False  # "if one rank is way longer it's a straggler, drain it; if not, the fabric, nccl-tests": a hedge
     if t.words > WORDS_PER_TOPIC * max(len(elsewhere), len(named)):
         return False
     undecided = claims.undecided

@@ -103,7 +103,9 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
     evidence = _evidence(reply, rubrics, commits) or _implied(reply, rubrics)
     restart, kept = _corrected(reply, rubrics)
     evidence = _retract(evidence, kept)
-    several = len(evidence) >= 2  # with several diagnoses in play, "if it's X" offers X as one branch
+    # with several diagnoses in play, "if it's X" offers X as one branch; so with two branches when X is named only in
+    # branches or as an alternative ("if the spikes track long prompts it's prefill blocking; if not, host jitter")
+    several = len(evidence) >= 2 or (bool(evidence) and _only_in_branches(reply, rubrics, evidence))
     if several:  # the ones named only inside a check or a fix step back
         evidence = _retract(_evidence(reply, rubrics, commits, skip_tools=True, several=True), kept) or evidence
     _pick_by_reference(reply, rubrics, evidence)
@@ -181,6 +183,22 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
         # others are only described (hedged or not, the name is what the reply offers)
         verdict = by_name[0]
     return Claims(evidence, several, strong | weak, committed, named, named if firm else None, undecided, verdict)
+
+
+# "if so", "if confirmed" confirm the one diagnosis; they open no other branch
+_BRANCH = re.compile(
+    r"(?:^|[,;]\s*)\W*(?:(?:if|when|unless)\b(?! (?:so|confirmed|verified|that'?s (?:it|confirmed|the case))\b)"
+    r"|otherwise\b|else\b)"
+)
+BRANCHES = 2  # "if …, it's X …, if not …": a diagnosis offered as one branch of two
+
+
+def _only_in_branches(reply: Reply, rubrics: dict[str, CompiledRubric], evidence: dict[str, Evidence]) -> bool:
+    """The reply opens two or more branches ("if …", "otherwise …"), and names its diagnoses only inside them or as
+    one of alternatives: the other branch may be a cause outside the ten ("… if they don't, it's host jitter")."""
+    if sum(len(_BRANCH.findall(c.text)) for c in reply.clauses) < BRANCHES:
+        return False
+    return all(m.conditional or m.alternative for s in evidence for m in reply.find(rubrics[s].signature) if m.positive)
 
 
 def _names_any(reply: Reply, rubrics: dict[str, CompiledRubric], at: int) -> bool:
