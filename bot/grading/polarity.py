@@ -412,7 +412,8 @@ _UNDECIDED_PATTERN = re.compile(
     # "probably one of those again", "one of these five is your answer": the answer is left in a list
     r"|(?<!every )(?<!each )(?<!any )one of (?:those|these|them|the above)(?: (?:two|three|four|five|six))?"
     r"(?=\s*(?:again|for sure|is (?:your|the)\b|will\b|[.,;!?]|$))"
-    r"|can'?t say (?:anything|much)(?: useful)? until|asking before i answer)\b"
+    r"|can'?t say (?:anything|much)(?: useful)? until|asking before i answer"
+    r"|(?:can'?t|cannot|couldn'?t) (?:really |quite )?(?:tell|say|decide) which (?:one )?(?:it is|it'?s|this is))\b"
 )
 UNDECIDED = Gated(_UNDECIDED_PATTERN)  # searched only in a clause holding one of its words
 
