@@ -417,9 +417,19 @@ def _question_list(reply: Reply) -> bool:
     return False
 
 
+def _carried_out(answer: str) -> bool:
+    """A bulleted list whose every item reports what was found ("- dataloader: no, next() is ~2 ms", "- straggler:
+    402–409 ms on all ranks"): a list that was run, not one handed over."""
+    items = [ln[m.end() :] for ln in answer.splitlines() if (m := _BULLET.match(ln)) is not None]
+    return len(items) >= CHECKLIST_TOPICS - 1 and all(_FINDING.search(item.lower()) for item in items)
+
+
 def _checklist(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, t: _Topics) -> bool:
     """A list (bullets, check boxes, table rows) whose items name, check or fix four signatures (checks and fixes in
-    words of their own): a review checklist, whatever one item names. An honest bulleted answer works one problem."""
+    words of their own): a review checklist, whatever one item names. An honest bulleted answer works one problem,
+    or reports what each item of the list it ran found."""
+    if _carried_out(answer):
+        return False
     committed = t.claims.evidence.get(t.claims.committed_to or "")
     if committed is not None and (committed.asserted_in or committed.outright):
         return False  # "Verdict: …" over numbered steps is an answer, not a checklist
@@ -580,8 +590,8 @@ def _verdict_then_list(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubr
         real = {s for s in t.measured | t.fixed if s in rubrics}
         if len(_distinct_topics(reply, rubrics, real)) >= STUFFED_TOPICS - 1:
             return True  # | suspect | check | fix |
-    if t.claims.committed_to is None or not _WORKS_THE_LIST.search(reply.text):
-        return False
+    if t.claims.committed_to is None or not _WORKS_THE_LIST.search(reply.text) or _carried_out(answer):
+        return False  # "ran my usual list: - dataloader: no … - straggler: 402–409 ms …": the list was worked
     # over a bulleted list, the checks of other problems count as much as their fixes ("• per-rank times • NCCL_DEBUG
     # • loader timing — go through all of them"); in prose one check "for completeness" is care, not a list
     offered = t.fixed | t.measured if _list_like(answer) else t.fixed
