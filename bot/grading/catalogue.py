@@ -168,6 +168,8 @@ def _extras(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> boo
     other problems (another signature's fix, the fabric's knobs, or any "raise …", "enable …" that is not the
     verdict's own fix), none of them denied: the verdict is one item of a list of fixes. Counted item by item of
     what follows the mark; one extra remedy is a side remark."""
+    if not _ADDITIVE.search(reply.text):
+        return False  # the common case, one look at the whole reply
     clauses = reply.clauses
     start = next((k for k, c in enumerate(clauses) if _ADDITIVE.search(c.text)), None)
     if start is None:
@@ -428,14 +430,12 @@ def _checklist(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, t:
     """A list (bullets, check boxes, table rows) whose items name, check or fix four signatures (checks and fixes in
     words of their own): a review checklist, whatever one item names. An honest bulleted answer works one problem,
     or reports what each item of the list it ran found."""
-    if _carried_out(answer):
-        return False
     committed = t.claims.evidence.get(t.claims.committed_to or "")
     if committed is not None and (committed.asserted_in or committed.outright):
         return False  # "Verdict: …" over numbered steps is an answer, not a checklist
     real = {s for s in t.measured | t.fixed if s in rubrics}
     fabric = t.elsewhere & {NETWORK}  # "[ ] nccl-tests busbw": the fabric is an item too
-    if len(real | t.named | fabric) < 2 or not _list_like(answer):
+    if len(real | t.named | fabric) < 2 or not _list_like(answer) or _carried_out(answer):
         return False
     unnamed = not any(e.asserted_in or e.outright for e in t.claims.evidence.values())
     if len(_BULLET.findall(answer)) >= CHECKLIST_TOPICS - 1 and unnamed and _fix_menu(reply, rubrics):

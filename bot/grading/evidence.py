@@ -122,11 +122,11 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
         committed = strong | firm_weak
     opening = reply.clauses[restart].text
     if (
+        _OPENING_GUESS.search(opening)
+        and not RHETORICAL.search(opening)
         # "any gaps? ~3% … so it's fine. healthy.": an opening question that names nothing, before a verdict the
         # reply asserts, guesses nothing
-        (_names_any(reply, rubrics, restart) or not any(e.asserted_in for e in evidence.values()))
-        and _OPENING_GUESS.search(opening)
-        and not RHETORICAL.search(opening)
+        and (not any(e.asserted_in for e in evidence.values()) or _names_any(reply, rubrics, restart))
         and not _asked_not_guessed(reply, restart, rubrics)
     ):
         # "maybe the dataloader? the gpu idles at step start…": the opening guess sets the tone of what follows
@@ -196,9 +196,11 @@ BRANCHES = 2  # "if …, it's X …, if not …": a diagnosis offered as one bra
 def _only_in_branches(reply: Reply, rubrics: dict[str, CompiledRubric], evidence: dict[str, Evidence]) -> bool:
     """The reply opens two or more branches ("if …", "otherwise …"), and names its diagnoses only inside them or as
     one of alternatives: the other branch may be a cause outside the ten ("… if they don't, it's host jitter")."""
-    if sum(len(_BRANCH.findall(c.text)) for c in reply.clauses) < BRANCHES:
-        return False
-    return all(m.conditional or m.alternative for s in evidence for m in reply.find(rubrics[s].signature) if m.positive)
+    if not all(
+        m.conditional or m.alternative for s in evidence for m in reply.find(rubrics[s].signature) if m.positive
+    ):
+        return False  # the common case: a plain mention, decided without reading the branches
+    return sum(len(_BRANCH.findall(c.text)) for c in reply.clauses) >= BRANCHES
 
 
 def _names_any(reply: Reply, rubrics: dict[str, CompiledRubric], at: int) -> bool:
