@@ -50,6 +50,16 @@ _CONTROL = re.compile(r"[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2
 _DUNDER = re.compile(r"__([a-z]+)__")
 _ARROW = re.compile(r"\s*(?:-+>|=+>|⇒|⟹|⟶|↦)\s*")  # every arrow is "→"
 _ARROW_CHARS = ">⇒⟹⟶↦"
+# A setting changed from one number to another ("micro-batch 1 → 4", "num_workers 4 -> 12", "mbs 4->1") is raised or
+# lowered; a duration or a size after the new value ("kernel time 7 → 3.5 ms") is a prediction, not a setting.
+_SETTING_STEP = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)\s*→\s*~?(\d+(?:\.\d+)?)(?![\w.%/×]|\s*(?:ms|µs|us|s|sec|gb|mb|tb|x|×|%)\b)"
+)
+# … and so is a diff's removed and added line of one setting ("-eval_batch_size: 4" then "+eval_batch_size: 64").
+_DIFF_SETTING = re.compile(
+    r"^([ \t]*)-[ \t]*([\w.-]+)[ \t]*([:=])[ \t]*(\d+(?:\.\d+)?)[ \t]*\n[ \t]*\+[ \t]*\2[ \t]*[:=][ \t]*(\d+(?:\.\d+)?)\b",
+    re.MULTILINE,
+)
 # the comma first, then the digit before it: the same matches, but sre jumps from comma to comma (10× faster)
 _THOUSANDS = re.compile(r",(?<=\d,)(?=\d{3}\b)")
 _UNKNOWN_STEP = re.compile(r"(?:→|:)[ \t]*\?+(?=\s*$|\s*\n)|→\s*\?+", re.MULTILINE)
@@ -120,6 +130,10 @@ def clean(raw: str) -> str:
     text = _DUNDER.sub(r"dunder\1", text)  # __next__ is code, not markdown emphasis
     if any(ch in text for ch in _ARROW_CHARS):
         text = _ARROW.sub(" → ", text)  # ">" is not a quote marker
+    if "→" in text:
+        text = _SETTING_STEP.sub(_stepped, text)
+    if "\n+" in text:
+        text = _DIFF_SETTING.sub(_diffed, text)
     if "∴" in text:
         text = text.replace("∴", " so ")  # "∴ AR on rank 0 ≈ waiting": a conclusion
     if "?" in text and ("→" in text or ":" in text):
@@ -128,6 +142,20 @@ def clean(raw: str) -> str:
     if any(ch in text for ch in _MARKDOWN_CHARS):
         text = _MARKDOWN.sub(" ", text)
     return text.replace("’", "'").replace("‘", "'")
+
+
+def _change(old: str, new: str) -> str:
+    before, after = float(old), float(new)
+    return "raised to" if after > before else "lowered to" if after < before else "kept at"
+
+
+def _stepped(m: re.Match[str]) -> str:
+    return f"{m.group(1)} {_change(m.group(1), m.group(2))} {m.group(2)}"
+
+
+def _diffed(m: re.Match[str]) -> str:
+    indent, key, sep, old, new = m.groups()
+    return f"{indent}-{key}{sep} {old}\n+{key} {_change(old, new)} {new}"  # one clause: ": " would end it
 
 
 def _unaccented() -> dict[int, str]:
