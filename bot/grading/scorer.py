@@ -149,14 +149,15 @@ _BRANCHES = re.compile(
 
 
 def _branching(reply: Reply, target: CompiledRubric) -> bool:
-    """The reply names the diagnosis only as the consequence of a condition, beside another branch ("if the spikes line
-    up with long prompts it's prefill blocking decode, if they don't it's host jitter"; "either rank 3 is slow or the
-    fabric is … if one is longer it's a straggler, if they're all equal it's the interconnect"): it has not
+    """The reply names the diagnosis only as a guess or a condition's consequence, beside another branch ("if the
+    spikes line up with long prompts it's prefill blocking decode, if they don't it's host jitter"; "either rank 3 is
+    slow or the fabric is … if one is longer it's a straggler, if they're all equal it's the interconnect"): it has not
     committed, so a check or fix it makes conditional is one branch's, whether or not the other hypothesis is among
     the ten. (The check that tells the branches apart is not itself conditional: "time each rank's backward" earns
     it.)"""
     own = [m for m in reply.find(target.signature) if m.positive]
-    return bool(own) and all(m.conditional or m.alternative for m in own) and bool(_BRANCHES.search(reply.text))
+    offered = all(m.conditional or m.alternative or m.hedged for m in own)
+    return bool(own) and offered and bool(_BRANCHES.search(reply.text))
 
 
 def _rival_clauses(reply: Reply, target: CompiledRubric, signature: str) -> frozenset[int]:

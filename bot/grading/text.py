@@ -57,7 +57,8 @@ _SETTING_STEP = re.compile(
 )
 # … and so is a diff's removed and added line of one setting ("-eval_batch_size: 4" then "+eval_batch_size: 64").
 _DIFF_SETTING = re.compile(
-    r"^([ \t]*)-[ \t]*([\w.-]+)[ \t]*([:=])[ \t]*(\d+(?:\.\d+)?)[ \t]*\n[ \t]*\+[ \t]*\2[ \t]*[:=][ \t]*(\d+(?:\.\d+)?)\b",
+    r"^([ \t]*)-[ \t]*([\w.-]+)[ \t]*([:=])[ \t]*(\d+(?:\.\d+)?)[ \t]*\n"
+    r"[ \t]*\+[ \t]*\2[ \t]*[:=][ \t]*(\d+(?:\.\d+)?)\b",
     re.MULTILINE,
 )
 # the comma first, then the digit before it: the same matches, but sre jumps from comma to comma (10× faster)
