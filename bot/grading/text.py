@@ -79,9 +79,10 @@ _SPACE_RUN = re.compile(r"(?<=\w)[ \t]{2,}(?=\w)")
 _SAID_QUESTION_MARK = re.compile(r"\s*\bquestion mark\b", re.IGNORECASE)
 _MENTION = re.compile(r"<[@#!][^>]{0,80}>")
 _TOKEN = re.compile(r"\d+(?:\.\d+)+|[a-z0-9][a-z0-9']*[a-z0-9]|[a-z0-9]")  # "1.9" is one number
-# Clause boundaries: sentence punctuation, dashes, and the turns where one claim ends and another begins.
+# Clause boundaries: sentence punctuation, dashes, and the turns where one claim ends and another begins. A dash
+# between two numbers is a minus ("560 - 402 = 158"): the arithmetic stays one clause.
 _CLAUSE = re.compile(
-    r"[.;!?\n]+(?:\s|$)|\n+|:\s|\s[-–—]+\s|\s+(?:but|however|although|though|whereas|instead(?!\s+of)|actually|rather(?!\s+than))\s+"
+    r"[.;!?\n]+(?:\s|$)|\n+|:\s|\s—+\s|(?<![\d)])(?<!\dms)\s[-–]+\s|\s[-–]+\s(?![~≈(]?\d)|\s+(?:but|however|although|though|whereas|instead(?!\s+of)|actually|rather(?!\s+than))\s+"
     r"|,\s*(?=(?:it'?s|it is|its|this is|that'?s|that is|the real|the actual|so)\b)"
 )
 
