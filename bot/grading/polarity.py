@@ -111,7 +111,8 @@ _MEASURE_CONTEXT_BEFORE = re.compile(
     # "per-rank times for stragglers", "clocks for throttling": a measurement and what it would catch
     r"|\b(?:times?|timings?|counts?|clocks?|traces?|stats|metrics|numbers|checks?) for (?:the |a |any )?$"
 )
-_NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
+# ("… runs serialized after backward instead of hiding under it" describes what does not happen)
+_NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without|instead of|rather than)\b|n't\b")
 # "with nothing overlapping" denies; "nothing to chase", "nothing left to do" are remedies of their own
 _NOTHING_DENIES = re.compile(r"\bnothing\b(?! (?:to|left|more|else|much|but)\b)")
 _NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|it)\b")
@@ -163,8 +164,12 @@ _SOFT_REMEDY_PATTERN = re.compile(
     r"|\bmay (?:mitigate|help|be (?:informative|useful|worth|helpful))\b|\bwith some reservation|\bhesitat\w*"
     r"|\bprobably (?:nothing|not|none)\b"
     r"|\b(?:i'?d|i would|we'?d|we could|you could|you might) (?:probably|likely|maybe|perhaps)\b"
-    r"|\b(?:probably|likely) (?:just )?(?:leave|stop|ship|add|use|try|bump|raise|increase|set|switch|move|enable"
-    r"|turn|drop|remove|fix|help|be enough|more|fewer|bigger|smaller|larger)\b|\bprobably\W*$"
+    r"|\b(?:probably|likely)\s+(?:just\s+)?(?:leave|stop|ship|add|use|try|bump|raise|increase|set|switch|move|enable"
+    r"|turn|drop|remove|fix|help|be enough|more|fewer|bigger|smaller|larger"
+    r"|drain|swap|replace|reboot|reset|rebalance|delete|cut|split|chunk|fuse|pad|cap|lower|reduce|replaceit|removeit)\b"
+    r"|\bprobably\W*$"
+    # a fix tried in hope: "try chunked prefill and pray", "… fingers crossed 🤞"
+    r"|\band (?:pray|hope)\b|\bfingers crossed\b|🤞|🙏"
 )
 _SOFT_REMEDY = Gated(_SOFT_REMEDY_PATTERN)  # searched only in a clause holding one of its words
 # Offering two or more possibilities in one breath ("either X or Y", "could be X, could be Y", "can't tell").
@@ -238,6 +243,16 @@ def opens_condition(clause: Clause) -> bool:
         and any(w in clause.text for w in ("if", "unless", "assuming"))
         and bool(_CONDITION_LEAD.search(clause.text))
     )
+
+
+# "if so", "if that's it", "if I'm right": what follows waits on the guess itself, not on a check's result ("if
+# confirmed", "if it's climbing" wait on a check the reply proposes)
+_ON_GUESS = re.compile(r"^\W*(?:(?:and|then|so)\W+)?if (?:so|that'?s (?:it|the case|right|true)|i'?m right|true)\b")
+
+
+def on_guess(clause: Clause) -> bool:
+    """The clause opens with "if so" / "if that's it": what it proposes is as sure as the guess before it."""
+    return "if" in clause.text and bool(_ON_GUESS.match(clause.text))
 
 
 # A clause that is nothing but a hedge ("I suspect", "though I'm not sure", "I might be wrong"): it hedges the next.

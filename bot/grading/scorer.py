@@ -17,6 +17,7 @@ from .catalogue import is_catalogue
 from .evidence import Claims, read_claims
 from .matcher import Match, Reply
 from .model import Grade, PartResult
+from .polarity import on_guess
 from .rubric import PART_WEIGHTS, Rubric
 from .rulebook import CompiledRubric, compiled
 from .text import quantities
@@ -74,7 +75,9 @@ def _scored(
     # fixes branches, whether or not the other possibility is one of the ten
     offered = (*reply.find(target.measurement), *reply.find(target.fix))
     rivals = _rival_clauses(reply, target, signature) if any(m.alternative for m in offered) else frozenset()
-    weighs = _Weighing(claims.several or claims.undecided > 0, rivals, _branching(reply, target))
+    own = claims.evidence.get(signature)
+    guessed = own is not None and not own.confident
+    weighs = _Weighing(claims.several or claims.undecided > 0, rivals, _branching(reply, target), guessed)
     meas_part = _plain_part(reply.find(target.measurement), rubric.measurement.hint, weighs)
     fix_part = _fix_part(reply.find(target.fix), reply.find(target.wrong_fix), rubric.fix.hint, weighs)
     earned = (
@@ -135,6 +138,7 @@ class _Weighing(NamedTuple):
     several: bool  # several diagnoses in play: "if it's X, do A" is one branch
     rivals: frozenset[int]  # the clauses that weigh another diagnosis
     branching: bool = False  # the diagnosis is only ever a branch: a check or fix in a condition is that branch's
+    guessed: bool = False  # the diagnosis is offered as a guess: a fix that waits on it ("if so, …") is as tentative
 
 
 _NONE = _Weighing(False, frozenset())
@@ -185,6 +189,7 @@ def _tentative(m: Match, weighs: _Weighing) -> bool:
     return (
         m.hedged
         or (weighs.branching and (m.conditional or m.alternative))
+        or (weighs.guessed and on_guess(m.clause))
         or (weighs.several and m.conditional)
         or (m.alternative and m.at[0] in weighs.rivals)
     )
