@@ -246,13 +246,19 @@ def opens_condition(clause: Clause) -> bool:
 
 
 # "if so", "if that's it", "if I'm right": what follows waits on the guess itself, not on a check's result ("if
-# confirmed", "if it's climbing" wait on a check the reply proposes)
-_ON_GUESS = re.compile(r"^\W*(?:(?:and|then|so)\W+)?if (?:so|that'?s (?:it|the case|right|true)|i'?m right|true)\b")
+# confirmed", "if it's climbing" wait on a check the reply proposes); so does a branch picked by name ("for the bucket
+# case set bucket_cap_mb", "in that case", "otherwise count the kernels")
+_ON_GUESS = re.compile(
+    r"^\W*(?:(?:and|then|so)\W+)?(?:if (?:so|that'?s (?:it|the case|right|true)|i'?m right|true)\b"
+    r"|(?:in|for) (?:that|this|the [\w-]+(?: [\w-]+)?) case\b|otherwise\b|else\b)"
+)
+_GUESS_WORDS = ("if", "case", "otherwise", "else")
 
 
 def on_guess(clause: Clause) -> bool:
-    """The clause opens with "if so" / "if that's it": what it proposes is as sure as the guess before it."""
-    return "if" in clause.text and bool(_ON_GUESS.match(clause.text))
+    """The clause opens with "if so" / "if that's it" / "in that case": what it proposes is as sure as the guess
+    before it."""
+    return any(w in clause.text for w in _GUESS_WORDS) and bool(_ON_GUESS.match(clause.text))
 
 
 # A clause that is nothing but a hedge ("I suspect", "though I'm not sure", "I might be wrong"): it hedges the next.
