@@ -164,9 +164,10 @@ _SOFT_REMEDY_PATTERN = re.compile(
     r"|\bmay (?:mitigate|help|be (?:informative|useful|worth|helpful))\b|\bwith some reservation|\bhesitat\w*"
     r"|\bprobably (?:nothing|not|none)\b"
     r"|\b(?:i'?d|i would|we'?d|we could|you could|you might) (?:probably|likely|maybe|perhaps)\b"
-    r"|\b(?:probably|likely)\s+(?:just\s+)?(?:leave|stop|ship|add|use|try|bump|raise|increase|set|switch|move|enable"
+    r"|\b(?:probably|prob|likely)\s+(?:just\s+)?(?:leave|stop|ship|add|use|try|bump|raise|increase|set|switch|move|enable"
     r"|turn|drop|remove|fix|help|be enough|more|fewer|bigger|smaller|larger"
-    r"|drain|swap|replace|reboot|reset|rebalance|delete|cut|split|chunk|fuse|pad|cap|lower|reduce|replaceit|removeit)\b"
+    r"|drain|swap|replace|reboot|reset|rebalance|delete|cut|split|chunk|fuse|pad|cap|lower|reduce|replaceit|removeit"
+    r"|leaveit)\b"
     r"|\bprobably\W*$"
     # a fix tried in hope: "try chunked prefill and pray", "… fingers crossed 🤞"
     r"|\band (?:pray|hope)\b|\bfingers crossed\b|🤞|🙏"
@@ -343,7 +344,8 @@ def _asking(text: str) -> bool:
 
 # A question that suggests a fix or a check: "have you tried torch.compile?", "what about more workers?"
 _SUGGESTS = re.compile(
-    r"\W*(?:(?:and|so|also|but)\W+)?(?:have you tried|did you try|what about|how about|why not|could you try)\b"
+    r"\W*(?:(?:and|so|also|but)\W+)?(?:have you tried|did you try|what about|how about|why not|could you try"
+    r"|what happens if (?:you|we)|what if (?:you|we))\b"  # "what happens if you bump the micro-batch?" suggests it
 )
 # A question that asks nothing: "why is rank 4 slow?" presumes it; "see those cudaMalloc bars?" points at them.
 RHETORICAL = re.compile(
