@@ -55,12 +55,14 @@ _ARROW_CHARS = ">⇒⟹⟶↦"
 _SETTING_STEP = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?)\s*→\s*~?(\d+(?:\.\d+)?)(?![\w.%/×]|\s*(?:ms|µs|us|s|sec|gb|mb|tb|x|×|%)\b)"
 )
-# … and so is a diff's removed and added line of one setting ("-eval_batch_size: 4" then "+eval_batch_size: 64").
+# … and so is a diff's removed and added line of one setting ("-eval_batch_size: 4" then "+eval_batch_size: 64"); any
+# other new value is the setting changed ("+layers_per_stage = [9, 9, 9, 5]", "+#SBATCH --nodelist=gpu[01-02,04-05]")
 _DIFF_SETTING = re.compile(
-    r"^([ \t]*)-[ \t]*([\w.-]+)[ \t]*([:=])[ \t]*(\d+(?:\.\d+)?)[ \t]*\n"
-    r"[ \t]*\+[ \t]*\2[ \t]*[:=][ \t]*(\d+(?:\.\d+)?)\b",
+    r"^([ \t]*)-[ \t]*([^\n:=+-][^\n:=]{0,60}?)[ \t]*([:=])[ \t]*([^\n]*?)[ \t]*\n"
+    r"[ \t]*\+[ \t]*\2[ \t]*[:=][ \t]*([^\n]*?)[ \t]*$",
     re.MULTILINE,
 )
+_NUMBER_ONLY = re.compile(r"\d+(?:\.\d+)?")
 # the comma first, then the digit before it: the same matches, but sre jumps from comma to comma (10× faster)
 _THOUSANDS = re.compile(r",(?<=\d,)(?=\d{3}\b)")
 _UNKNOWN_STEP = re.compile(r"(?:→|:)[ \t]*\?+(?=\s*$|\s*\n)|→\s*\?+", re.MULTILINE)
@@ -157,7 +159,13 @@ def _stepped(m: re.Match[str]) -> str:
 
 def _diffed(m: re.Match[str]) -> str:
     indent, key, sep, old, new = m.groups()
-    return f"{indent}-{key}{sep} {old}\n+{key} {_change(old, new)} {new}"  # one clause: ": " would end it
+    if old == new:
+        return m.group()
+    numbers = bool(_NUMBER_ONLY.fullmatch(old) and _NUMBER_ONLY.fullmatch(new))
+    change = _change(old, new) if numbers else "changed to"
+    # the key in words, so its spellings fold as prose does ("layers_per_stage" → "layers per stage"); one clause: a
+    # ": " would end it
+    return f"{indent}-{key}{sep} {old}\n+{key.replace('_', ' ')} {change} {new}"
 
 
 def _unaccented() -> dict[int, str]:
