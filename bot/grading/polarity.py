@@ -251,7 +251,8 @@ def opens_condition(clause: Clause) -> bool:
 # case set bucket_cap_mb", "in that case", "otherwise count the kernels")
 _ON_GUESS = re.compile(
     r"^\W*(?:(?:and|then|so)\W+)?(?:if (?:so|that'?s (?:it|the case|right|true)|i'?m right|true)\b"
-    r"|(?:in|for) (?:that|this|the [\w-]+(?: [\w-]+)?) case\b|otherwise\b|else\b)"
+    r"|(?:in|for) (?:that|this|the (?!worst\b|best\b|general\b|common\b|usual\b)[\w-]+(?: [\w-]+)?) case\b"
+    r"|otherwise\b|else\b)"
 )
 _GUESS_WORDS = ("if", "case", "otherwise", "else")
 
