@@ -116,7 +116,8 @@ _NEGATIVE_QUESTION = re.compile(
     r"\W*(?:(?:so|but|and|hmm+|wait|ok|okay|um+)\W+)?(?:isn'?t|aren'?t|wasn'?t|weren'?t|doesn'?t|don'?t|didn'?t"
     r"|is(?:n't| not)|are not)\b(?! (?:it|that|this) (?:just )?(?:because|odd|weird|strange|obvious|clear)\b)"
 )
-_NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
+# ("… runs serialized after backward instead of hiding under it" describes what does not happen)
+_NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without|instead of|rather than)\b|n't\b")
 # "with nothing overlapping" denies; "nothing to chase", "nothing left to do" are remedies of their own
 _NOTHING_DENIES = re.compile(r"\bnothing\b(?! (?:to|left|more|else|much|but)\b)")
 _NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|it)\b")
@@ -168,8 +169,13 @@ _SOFT_REMEDY_PATTERN = re.compile(
     r"|\bmay (?:mitigate|help|be (?:informative|useful|worth|helpful))\b|\bwith some reservation|\bhesitat\w*"
     r"|\bprobably (?:nothing|not|none)\b"
     r"|\b(?:i'?d|i would|we'?d|we could|you could|you might) (?:probably|likely|maybe|perhaps)\b"
-    r"|\b(?:probably|likely) (?:just )?(?:leave|stop|ship|add|use|try|bump|raise|increase|set|switch|move|enable"
-    r"|turn|drop|remove|fix|help|be enough|more|fewer|bigger|smaller|larger)\b|\bprobably\W*$"
+    r"|\b(?:probably|prob|likely)\s+(?:just\s+)?(?:leave|stop|ship|add|use|try|bump|raise|increase|set|switch|move|enable"
+    r"|turn|drop|remove|fix|help|be enough|more|fewer|bigger|smaller|larger"
+    r"|drain|swap|replace|reboot|reset|rebalance|delete|cut|split|chunk|fuse|pad|cap|lower|reduce|replaceit|removeit"
+    r"|leaveit)\b"
+    r"|\bprobably\W*$"
+    # a fix tried in hope: "try chunked prefill and pray", "… fingers crossed 🤞"
+    r"|\band (?:pray|hope)\b|\bfingers crossed\b|🤞|🙏"
 )
 _SOFT_REMEDY = Gated(_SOFT_REMEDY_PATTERN)  # searched only in a clause holding one of its words
 # Offering two or more possibilities in one breath ("either X or Y", "could be X, could be Y", "can't tell").
@@ -243,6 +249,23 @@ def opens_condition(clause: Clause) -> bool:
         and any(w in clause.text for w in ("if", "unless", "assuming"))
         and bool(_CONDITION_LEAD.search(clause.text))
     )
+
+
+# "if so", "if that's it", "if I'm right": what follows waits on the guess itself, not on a check's result ("if
+# confirmed", "if it's climbing" wait on a check the reply proposes); so does a branch picked by name ("for the bucket
+# case set bucket_cap_mb", "in that case", "otherwise count the kernels")
+_ON_GUESS = re.compile(
+    r"^\W*(?:(?:and|then|so)\W+)?(?:if (?:so|that'?s (?:it|the case|right|true)|i'?m right|true)\b"
+    r"|(?:in|for) (?:that|this|the (?!worst\b|best\b|general\b|common\b|usual\b)[\w-]+(?: [\w-]+)?) case\b"
+    r"|otherwise\b|else\b)"
+)
+_GUESS_WORDS = ("if", "case", "otherwise", "else")
+
+
+def on_guess(clause: Clause) -> bool:
+    """The clause opens with "if so" / "if that's it" / "in that case": what it proposes is as sure as the guess
+    before it."""
+    return any(w in clause.text for w in _GUESS_WORDS) and bool(_ON_GUESS.match(clause.text))
 
 
 # A clause that is nothing but a hedge ("I suspect", "though I'm not sure", "I might be wrong"): it hedges the next.
@@ -327,7 +350,8 @@ def _asking(text: str) -> bool:
 
 # A question that suggests a fix or a check: "have you tried torch.compile?", "what about more workers?"
 _SUGGESTS = re.compile(
-    r"\W*(?:(?:and|so|also|but)\W+)?(?:have you tried|did you try|what about|how about|why not|could you try)\b"
+    r"\W*(?:(?:and|so|also|but)\W+)?(?:have you tried|did you try|what about|how about|why not|could you try"
+    r"|what happens if (?:you|we)|what if (?:you|we))\b"  # "what happens if you bump the micro-batch?" suggests it
 )
 # A question that asks nothing: "why is rank 4 slow?" presumes it; "see those cudaMalloc bars?" points at them.
 RHETORICAL = re.compile(
