@@ -86,8 +86,10 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
     t = _topics(reply, rubrics, answer, claims)
     committed_to = claims.committed_to
     return (
-        ((_stuffed(t, answer) or _uncommitted_catalogue(t) or _three_named(t)) and _lists(t, reply, rubrics, answer))
-        or _headed_catalogue(t)
+        (
+            (_stuffed(t, answer) or _uncommitted_catalogue(t) or _three_named(t) or _headed_catalogue(t))
+            and _lists(t, reply, rubrics, answer)
+        )
         or (committed_to is None and (_offered_with_fixes(t) or _undecided_with_fixes(t, reply, rubrics)))
         or _shotgun(t, reply, rubrics)
         or _verdict_then_list(t, reply, rubrics, answer)
