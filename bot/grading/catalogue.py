@@ -11,6 +11,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from .boundary import compile_hoisted
 from .evidence import Claims, denies, named_only_in_remedies, negated
 from .literals import Gated
 from .matcher import Reply
@@ -39,7 +40,7 @@ _BULLET = re.compile(  # "- ", "1) ", and check boxes ("[ ] ", "- [x] ", "☐ ")
 )
 _LIST_ITEM = re.compile(r"[,/|]")
 # The reply says it will run every check and apply whichever fix lights up: a plan over a list, not a diagnosis.
-_WORKS_THE_LIST = re.compile(
+_WORKS_THE_LIST = compile_hoisted(
     r"\bwhichever\b|\b(?:go|going|work|working|walk|run|running) (?:down|through) (?:them|the list|this list|that list"
     r"|my list|the suspects|each (?:one|of them)|all of them|every one)\b"
     r"|\bone (?:at a|by) (?:time|one)\b|\blet the (?:measurements?|numbers|data|evidence|results) (?:decide|tell|pick)"

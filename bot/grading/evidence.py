@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .boundary import compile_hoisted
 from .matcher import Match, Reply
 from .polarity import HEDGE, RHETORICAL, SELF_CORRECTION
 from .rulebook import CompiledRubric
@@ -23,7 +24,7 @@ _COMMIT = re.compile(
     r"|(?:^\W*|,\s*)is (?:a|an|the)\b)"
 )
 _COMMIT_WORDS = WordGate(_COMMIT)  # skipped on a clause holding none of its words
-_OPENING_GUESS = re.compile(
+_OPENING_GUESS = compile_hoisted(
     r"^\W*(?:maybe|perhaps|possibly|probably|prob|might be|could be|i think|i suspect|i guess|my guess|not sure|"
     r"looks like maybe|i'?d guess)\b|\?\s*$"
 )

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 
+from .boundary import compile_hoisted
 from .literals import Gated
 from .text import Clause
 from .wordgate import AnyAlternative, WordGate, words
 
 LOOK = 100  # characters of context the polarity patterns read before or after a match
 
-_NEGATION_BEFORE = re.compile(
+_NEGATION_BEFORE = compile_hoisted(
     r"(?:\bnot\b|\bno\b|\bzero\b|n't\b|\bnever\b|\bnor\b|\bwithout\b|\brather than\b|\binstead of\b"
     r"|\brul(?:e|ed|ing) out\b"
     r"|\bunlikely\b|\bdoubt\b|\bneither\b|\bagainst\b|\bnot a\b|\bisn'?t\b|\bexclud\w*|\breject\w*|\bdismiss\w*"
@@ -41,7 +42,7 @@ _NEGATION_BEFORE = re.compile(
     r"|\b(?:considered|thought about|wondered about|weighed|ruled out|excluded)\s+(?:a |an |the )?[\w-]+"
     r"(?:\s[\w-]+)?\s+(?:and|or|nor)\s+(?:a |an |the )?$"
 )
-_EXONERATED_AFTER = re.compile(
+_EXONERATED_AFTER = compile_hoisted(
     r"^[^.;]{0,25}?(?:\b(?:is|are|was|looks?|seems?|appears?)\s+(?:fine|ok|okay|good|normal|innocent|irrelevant|"
     r"healthy|a red herring|not (?:it|the (?:problem|issue|cause|culprit|bottleneck)))|\bruled out\b|"
     r"\b(?:isn'?t|aren'?t|wasn'?t|is not|are not|was not)\s+(?:it|the (?:problem|issue|cause|culprit|bottleneck))"
@@ -75,15 +76,15 @@ _DENIED_STATE_BEFORE = re.compile(
 )
 # A remedy already in place is described, not proposed: "CUDA graphs keep the launch queue 3 ms ahead", "workers are
 # already at 8", "already using expandable_segments", "with FlashAttention already on".
-_IN_PLACE_BEFORE = re.compile(
+_IN_PLACE_BEFORE = compile_hoisted(
     r"\balready (?:use[sd]?|using|uses|has|have|had|runs?|running|on|enabled|with|got)\b[^.;,]{0,20}$"
 )
-_IN_PLACE_AFTER = re.compile(
+_IN_PLACE_AFTER = compile_hoisted(
     r"^[^.;,]{0,12}?\b(?:(?:is|are|was|were) (?:already|on|enabled|in place|in use|active|turned on|set to)\b"
     r"|already (?:on|enabled|in place|in use|active|at|set)\b)"
     r"|^\s*(?:already )?keeps?\b"
 )
-_CHANGE_AFTER = re.compile(
+_CHANGE_AFTER = compile_hoisted(
     r"\b(?:raise|bump|increase|double|lower|reduce|drop|cut|change|switch|turn|set|move|go|crank|halve)"
     r" (?:it|that|them|this|to|up|down|off|on)\b"
 )
@@ -93,7 +94,7 @@ _READING_FINE_AFTER = re.compile(
     r"(?:fine|ok|okay|good|normal|healthy|reasonable|expected)\b"
 )
 # A diagnosis named inside a fix ("remove the torch.cuda.synchronize() before the all-reduce") is not a claim.
-_FIX_CONTEXT_BEFORE = re.compile(
+_FIX_CONTEXT_BEFORE = compile_hoisted(
     r"\b(?:remove|removing|drop|dropping|avoid|avoiding|get rid of|eliminate|delete|take out|stop calling|no more"
     r"|rip out|ripping out|pull out|strip out|whatever forces"
     r"|fix|fixing|fixed|cut|cutting|shave|shaving|reduce|reducing|hide|hiding|amortize|amortise|lower|lowering)"
@@ -101,7 +102,7 @@ _FIX_CONTEXT_BEFORE = re.compile(
     r"|^-$"  # a removed line of a diff ("-torch.cuda.synchronize()")
 )
 # A diagnosis named as the object of a measurement ("count the cudaStreamSynchronize calls") is not a claim.
-_MEASURE_CONTEXT_BEFORE = re.compile(
+_MEASURE_CONTEXT_BEFORE = compile_hoisted(
     r"\b(?:count|counting|grep|look for|looking for|search for|check for|find|above each|measure|plot|correlate|compare"
     r"|how many|number of|(?:check|see|test|verify|confirm|tell)(?:ing)? (?:whether|if))\b[^.;]{0,20}$|\bhow\s+$"
     # "cuda_api_sum for launches, memory_stats for the allocator": a tool and what it would catch
@@ -269,7 +270,7 @@ def on_guess(clause: Clause) -> bool:
 
 
 # A clause that is nothing but a hedge ("I suspect", "though I'm not sure", "I might be wrong"): it hedges the next.
-_HEDGE_LEAD = re.compile(
+_HEDGE_LEAD = compile_hoisted(
     r"^\W*(?:(?:though|although|but|and|so|well|um|uh)\W+)*(?:i )?(?:suspect|think|guess|believe|reckon"
     r"|(?:i'?m |i am )?(?:not (?:sure|certain|100 ?%|entirely sure|positive)|unsure)"
     r"|(?:i )?(?:might|could|may) be wrong|my guess is|(?:i )?can'?t be (?:sure|certain)|hard to say"
@@ -392,12 +393,12 @@ _RHETORICAL_WORDS = (
 )
 # A story from another job ("we had this in 2022", "years back a run …") claims nothing about this trace on its own;
 # the reply ties it to this one with "same picture here", "this trace has the same …".
-ANECDOTE = re.compile(
+ANECDOTE = compile_hoisted(
     r"\b(?:we had|i had|had this|we once|i once|once had|once saw|years? (?:back|ago)|a while (?:back|ago)"
     r"|back in (?:19|20)\d\d|in (?:19|20)\d\d|last (?:year|time|job)|at my (?:last|previous|old) (?:job|company|place)"
     r"|on a previous|on an old|used to have)\b"
 )
-SAME_HERE = re.compile(
+SAME_HERE = compile_hoisted(
     r"(?<!might be the )(?<!could be the )(?<!maybe the )(?<!may be the )(?<!might be )(?<!could be )"
     r"\b(?:same (?:picture|shape|pattern|thing|story|comb|signature|symptoms?|trace) (?:here|again|as)"
     r"|this (?:trace|one|job|run) (?:is|has|shows|looks) (?:the same|exactly|just like)"
@@ -405,7 +406,7 @@ SAME_HERE = re.compile(
     r"|just like (?:that|this) one)\b"
 )
 # A later clause holds the verdict back: "… is bandwidth-bound — I'd want the roofline before betting on it".
-VERDICT_HELD = re.compile(
+VERDICT_HELD = compile_hoisted(
     r"\bbefore (?:betting|committing|calling it|concluding|i'?d commit|i'?d bet|i bet|i'?d call it)\b"
     r"(?! to (?:a |the |any )?(?:change|fix|remedy|solution))"
     # "… not sure it's the cause though", "I wouldn't commit without ncu"
