@@ -6,9 +6,12 @@ checks and fixes is, whatever its prose.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from dataclasses import dataclass
 
+from .boundary import compile_hoisted
 from .evidence import Claims, denies, named_only_in_remedies, negated
 from .literals import Gated
 from .matcher import Reply
@@ -32,10 +35,12 @@ _NETWORK_PATTERN = re.compile(
 _NETWORK = Gated(_NETWORK_PATTERN)
 _SENTENCE = re.compile(r"[.;:!?\n]+(?:\s|$)|\s[-–—]+\s")
 _ITEM_SEPARATOR = re.compile(r",(?!\d{3})|\s/\s|(?<=[a-z_)])/(?=[a-z])|\s+or\s+|\s+(?:and also|plus|\+|&)\s+")
-_BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+", re.MULTILINE)
+_BULLET = re.compile(  # "- ", "1) ", and check boxes ("[ ] ", "- [x] ", "☐ ")
+    r"^\s*(?:(?:[-*•·]|\d+[.)])\s+(?:\[[ xX✓]?\]\s*)?|(?:[☐☑☒✓✔]|\[[ xX✓]?\])\s*(?=\w))", re.MULTILINE
+)
 _LIST_ITEM = re.compile(r"[,/|]")
 # The reply says it will run every check and apply whichever fix lights up: a plan over a list, not a diagnosis.
-_WORKS_THE_LIST = re.compile(
+_WORKS_THE_LIST = compile_hoisted(
     r"\bwhichever\b|\b(?:go|going|work|working|walk|run|running) (?:down|through) (?:them|the list|this list|that list"
     r"|my list|the suspects|each (?:one|of them)|all of them|every one)\b"
     r"|\bone (?:at a|by) (?:time|one)\b|\blet the (?:measurements?|numbers|data|evidence|results) (?:decide|tell|pick)"
@@ -82,20 +87,214 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
     t = _topics(reply, rubrics, answer, claims)
     committed_to = claims.committed_to
     return (
-        _stuffed(t, answer)
-        or _uncommitted_catalogue(t)
-        or _headed_catalogue(t)
-        or (committed_to is None and _offered_with_fixes(t))
+        (
+            (_stuffed(t, answer) or _uncommitted_catalogue(t) or _three_named(t) or _headed_catalogue(t))
+            and _lists(t, reply, rubrics, answer)
+        )
+        or (committed_to is None and (_offered_with_fixes(t) or _undecided_with_fixes(t, reply, rubrics)))
         or _shotgun(t, reply, rubrics)
         or _verdict_then_list(t, reply, rubrics, answer)
         or _checklist(reply, rubrics, answer, t)
         or (committed_to is None and _question_list(reply) and len(t.touched) >= 2)
-        or _three_named(t)
         or _menu_with_pick(t, reply, rubrics)
         or _rivals_left_standing(t, reply, rubrics)
         or _fixes_everything(t, reply, rubrics)
         or _one_of_many(t, reply, rubrics)
+        or _odds_split(t, reply, rubrics)
+        or _rule_out_plan(t, reply, rubrics)
+        or _extras(t, reply, rubrics)
     )
+
+
+_ITEM_MARK = re.compile(r"(?:^|\s)(?:[☐☑☒•·]|\[[ x✓]?\]|\(?[a-e1-9]\))\s")  # "☐ …", "a) …", "(2) …" inline too
+
+
+def _lists(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric], answer: str) -> bool:
+    """The reply has the form of a list somewhere: possibilities offered or hedged, conditions, bullets or lettered
+    items, a run of items in one sentence, questions in a row, a plan over a list, remedies added on the side, a story
+    from other jobs. Counting topics shows a catalogue only in that form: a plain line of reasoning ("cudaMalloc 38 per
+    step … cudaFree syncs, so the GPU drains … pad the lengths") touches other signatures' words without listing
+    them."""
+    return (
+        reply.hedged
+        or reply.undecided
+        or reply.told
+        or any(t.branches)
+        or t.claims.undecided > 0
+        or any(m.alternative for e in t.claims.evidence.values() for m in (e.first,))
+        or _list_like(answer)
+        or len(_ITEM_MARK.findall(answer)) + len(_BULLET.findall(answer)) >= 2
+        or _topical_enumeration(reply, rubrics)
+        or _question_list(reply)
+        or bool(_WORKS_THE_LIST.search(reply.text))
+        or bool(_ADDITIVE.search(reply.text))
+    )
+
+
+def _topical_enumeration(reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """A clause runs ENUMERATION or more items, three of which name, check or fix something, for two or more
+    signatures between them ("X and also Y and also Z"; "ncu, MFU, cuda_api_sum and the NCCL row"); a run of readings
+    of one problem ("60 cudaMalloc per step, about 1 ms each, long after warmup, …") lists no topics."""
+    for k, clause in enumerate(reply.clauses):
+        text = clause.text
+        cuts = [m.end() for m in _ITEM_SEPARATOR.finditer(text)]
+        if len(cuts) < ENUMERATION - 1:
+            continue
+        items: dict[int, set[str]] = {}  # per item (its index in the clause), the signatures found there
+        for s, comp in rubrics.items():
+            for part in (comp.signature, comp.measurement, comp.fix):
+                for m in reply.find(part):
+                    if m.positive and m.at[0] == k:
+                        item = bisect.bisect_right(cuts, clause.tokens[m.at[1]].start)
+                        items.setdefault(item, set()).add(s)
+        if len(items) >= ENUMERATION - 1 and len(set().union(*items.values())) >= 2:
+            return True
+    return False
+
+
+# Remedies added on the side of a verdict: "also worth fixing while you're there: …", "on top of that, …"
+_ADDITIVE = Gated(
+    re.compile(
+        r"\b(?:also worth (?:fixing|doing|trying|changing|adding|tuning|a look|looking at)|while you'?re (?:there|at it"
+        r"|in there)|on top of that|in addition|additionally|for good measure|wouldn'?t hurt|as a bonus|side note)\b"
+    )
+)
+_REMEDY_VERB = re.compile(
+    r"\b(?:set|raise|bump|tune|enable|add|increase|lower|reduce|turn on|switch|double|halve|grow|enlarge)\b"
+)
+_PIECE = re.compile(r"[,;()]|\band\b")
+EXTRAS = 2  # remedies of other problems added on the side of a verdict that make it a list
+
+
+def _extras(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """A verdict and then, after "also worth fixing while you're there", "on top of that", remedies of two or more
+    other problems (another signature's fix, the fabric's knobs, or any "raise …", "enable …" that is not the
+    verdict's own fix), none of them denied: the verdict is one item of a list of fixes. Counted item by item of
+    what follows the mark; one extra remedy is a side remark."""
+    if not _ADDITIVE.search(reply.text):
+        return False  # the common case, one look at the whole reply
+    clauses = reply.clauses
+    start = next((k for k, c in enumerate(clauses) if _ADDITIVE.search(c.text)), None)
+    if start is None:
+        return False
+    chosen = t.claims.committed_to or t.claims.named
+    own: dict[int, list[int]] = {}  # per clause, where the verdict's own fixes start
+    other: dict[int, list[int]] = {}  # … and where other signatures' fixes start
+    for s, comp in rubrics.items():
+        for m in reply.find(comp.fix):
+            if m.positive and m.at[0] >= start:
+                (own if s == chosen else other).setdefault(m.at[0], []).append(m.clause.tokens[m.at[1]].start)
+    extras = 0
+    for k in range(start, len(clauses)):
+        text = clauses[k].text
+        mark = _ADDITIVE.search(text) if k == start else None
+        begin = mark.end() if mark is not None else 0
+        for piece in _pieces(text, begin):
+            lo, hi = piece
+            item = text[lo:hi]
+            if negated(item) or any(lo <= at < hi for at in own.get(k, ())):
+                continue
+            if any(lo <= at < hi for at in other.get(k, ())) or _NETWORK.search(item) or _REMEDY_VERB.search(item):
+                extras += 1
+    return extras >= EXTRAS
+
+
+def _pieces(text: str, begin: int) -> list[tuple[int, int]]:
+    """The spans of the items of a clause from `begin` on, split at commas, semicolons, brackets and "and"."""
+    cuts = [begin, *(m.start() for m in _PIECE.finditer(text, begin)), len(text)]
+    return [(a, b) for a, b in itertools.pairwise(cuts) if b > a]
+
+
+# A step of a plan: "First rule out X", "then rule out Y", "Then Z (…)"; "ruled out" and "ruling out" report a result
+_PLANNED_RULE_OUT = re.compile(r"(?:^|[.;:!?]\s*|\b(?:first|then|next|and|also|i'?d|we'?d|let'?s)\s+)rule out\b")
+_STEP = re.compile(r"^\W*(?:first|then|next|after that|and then|finally|last)\b|\brule out\b")
+# What a step that was carried out reports: a figure, a "no", a clean reading ("not" is left out: "comm not
+# overlapping" names a suspect)
+_FINDING = re.compile(r"\d|\b(?:no|none|nothing|nobody|nope|even|equal|balanced|fine|clean|normal|flat|zero|spec)\b")
+
+
+def _rule_out_plan(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """A plan of rule-outs not carried out: "First rule out X (check; fix). Then rule out Y (…). Then Z." — steps that
+    report no finding (no figure, no "no", no clean reading), remedies for two or more problems, and no verdict after
+    the last step. Rule-outs that were carried out report what they found and land on the one left."""
+    if "rule out" not in reply.text:
+        return False
+    steps = [k for k, c in enumerate(reply.clauses) if _STEP.search(c.text)]
+    if len(_PLANNED_RULE_OUT.findall(reply.text)) < 2 and len(steps) < STUFFED_TOPICS - 1:
+        return False
+    last = steps[-1]
+    if any(_FINDING.search(c.text) for c in reply.clauses[: last + 1]):
+        return False
+    if any(at > last for e in t.claims.evidence.values() for at in e.asserted_in):
+        return False
+    real = {s for s in t.measured | t.fixed if s in rubrics}
+    return len(_distinct_topics(reply, rubrics, real) | (t.elsewhere & {NETWORK})) >= 2
+
+
+_PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
+_ODDS_WORD = Gated(re.compile(r"\b(?:odds|chances?|probabilit(?:y|ies)|likelihoods?)\b"))
+_BARE_SHARE = re.compile(r"(?<![\w.])(\d{1,3})(?![\w.%/])")  # a number with no unit after it
+# Odds stated as even between diagnoses ("could equally be DRAM", "equally plausibly the batcher", "50/50")
+_EVEN_ODDS = Gated(
+    re.compile(
+        r"\b(?:50/50|50-50|fifty-fifty|coin ?flip|toss-?up|equally (?:likely|plausibl\w*|possibl\w*|probabl\w*|well)"
+        r"|(?:could|might|may) equally\b|just as (?:likely|plausibl\w*|probabl\w*))"
+    )
+)
+
+
+def _odds_split(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """Odds shared out among diagnoses instead of a verdict ("straggler 45%, no overlap 35%, NCCL 20%"; "70% bubbles,
+    30% a slow stage"; "launch-bound — though it could equally be DRAM"), with fixes for the spread and no verdict
+    after the odds: the reply prescribes for a spread of bets. Percentages are odds when, in one clause, they share
+    out about a whole among two or more diagnoses (readings of a trace — "DRAM 91%, tensor 11%" — add up to no
+    whole). Odds on one diagnosis ("90% sure it's a straggler") are a confidence; a reply that gives odds and then
+    settles ("… but per-rank times are equal: it's X") commits."""
+    if not t.fixed or not ("%" in reply.text or _EVEN_ODDS.search(reply.text) or _ODDS_WORD.search(reply.text)):
+        return False
+    last = _shared_odds(reply, rubrics)
+    if last < 0:
+        even = [k for k, c in enumerate(reply.clauses) if _EVEN_ODDS.search(c.text)]
+        standing = {s for s in t.named if not any(denies(m) for m in reply.find(rubrics[s].signature))}
+        fixes = [m for s in standing for m in reply.find(rubrics[s].fix) if m.positive]
+        # even odds between two or more standing diagnoses, and fixes for two of them or a menu of fixes
+        if not even or len(standing) < 2 or not (len(t.fixed & standing) >= 2 or any(m.alternative for m in fixes)):
+            return False
+        last = even[-1]
+    return not any(at > last for e in t.claims.evidence.values() for at in e.asserted_in)
+
+
+ODDS_WHOLE = (90.0, 101.0)  # percentages that share out a whole (rounded odds fall a little short of 100)
+
+
+def _shared_odds(reply: Reply, rubrics: dict[str, CompiledRubric]) -> int:
+    """The last clause whose percentages share out a whole among two or more diagnoses, each given its own, or -1."""
+    found = -1
+    odds = bool(_ODDS_WORD.search(reply.text))  # "my odds: a slow rank 50, no overlap 30, the fabric 20"
+    for k, clause in enumerate(reply.clauses):
+        text = clause.text
+        share = _PERCENT if "%" in text else _BARE_SHARE if odds else None
+        if share is None:
+            continue
+        shares = [float(p.group(1)) for p in share.finditer(text)]
+        if len(shares) < 2 or not ODDS_WHOLE[0] <= sum(shares) <= ODDS_WHOLE[1]:
+            continue
+        given = {
+            s
+            for s, comp in rubrics.items()
+            for m in reply.find(comp.signature)
+            if m.positive and m.at[0] == k and _item_has_odds(text, clause.tokens[m.at[1]].start, share)
+        }
+        if len(given) >= 2 or (given and _NETWORK.search(text)):
+            found = k
+    return found
+
+
+def _item_has_odds(text: str, start: int, share: re.Pattern[str]) -> bool:
+    """The list item holding the word at `start` ("…, 30% a straggling stage, …") carries a share."""
+    begin = text.rfind(",", 0, start) + 1
+    end = text.find(",", start)
+    return bool(share.search(text, begin, len(text) if end < 0 else end))
 
 
 _OR = re.compile(r"\bor\b")
@@ -223,16 +422,46 @@ def _question_list(reply: Reply) -> bool:
     return False
 
 
+def _carried_out(answer: str) -> bool:
+    """A bulleted list whose every item reports what was found ("- dataloader: no, next() is ~2 ms", "- straggler:
+    402–409 ms on all ranks"): a list that was run, not one handed over."""
+    items = [ln[m.end() :] for ln in answer.splitlines() if (m := _BULLET.match(ln)) is not None]
+    return len(items) >= CHECKLIST_TOPICS - 1 and all(_FINDING.search(item.lower()) for item in items)
+
+
 def _checklist(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, t: _Topics) -> bool:
     """A list (bullets, check boxes, table rows) whose items name, check or fix four signatures (checks and fixes in
-    words of their own): a review checklist, whatever one item names. An honest bulleted answer works one problem."""
+    words of their own): a review checklist, whatever one item names. An honest bulleted answer works one problem,
+    or reports what each item of the list it ran found."""
     committed = t.claims.evidence.get(t.claims.committed_to or "")
     if committed is not None and (committed.asserted_in or committed.outright):
         return False  # "Verdict: …" over numbered steps is an answer, not a checklist
     real = {s for s in t.measured | t.fixed if s in rubrics}
-    if len(real | t.named) < CHECKLIST_TOPICS or not _list_like(answer):
+    fabric = t.elsewhere & {NETWORK}  # "[ ] nccl-tests busbw": the fabric is an item too
+    if len(real | t.named | fabric) < 2 or not _list_like(answer) or _carried_out(answer):
         return False
-    return len(_distinct_topics(reply, rubrics, real) | (t.named - {"healthy"})) >= CHECKLIST_TOPICS
+    unnamed = not any(e.asserted_in or e.outright for e in t.claims.evidence.values())
+    if len(_BULLET.findall(answer)) >= CHECKLIST_TOPICS - 1 and unnamed and _fix_menu(reply, rubrics):
+        return True  # items listed, no verdict, then "fixes: chunked prefill, gc.freeze, bigger KV, CUDA graphs, …"
+    # with no diagnosis named at all, three problems checked or fixed in a list are already a checklist
+    least = CHECKLIST_TOPICS - 1 if not t.claims.evidence else CHECKLIST_TOPICS
+    return len(_distinct_topics(reply, rubrics, real) | (t.named - {"healthy"}) | fabric) >= least
+
+
+def _fix_menu(reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """One clause lists ENUMERATION or more items, among them fixes of two or more signatures, each in words of its
+    own (the items outside the ten count towards the length: "gc.freeze, bigger KV pool, more replicas")."""
+    by_clause: dict[int, set[str]] = {}
+    for s, comp in rubrics.items():
+        for m in reply.find(comp.fix):
+            if m.positive:
+                by_clause.setdefault(m.at[0], set()).add(s)
+    return any(
+        len(sigs) >= 2
+        and len(_ITEM_SEPARATOR.split(reply.clauses[k].text)) >= ENUMERATION
+        and len(_distinct_topics(reply, rubrics, sigs)) >= 2
+        for k, sigs in by_clause.items()
+    )
 
 
 def _topics(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, claims: Claims) -> _Topics:
@@ -267,6 +496,8 @@ def _stuffed(t: _Topics, answer: str) -> bool:
     claims, named, elsewhere = t.claims, t.named, t.elsewhere
     if claims.committed_to is not None or len(t.all) < 3:
         return False
+    if t.branches[0] and t.branches[1] and len(named) <= 1:
+        return False  # "if one rank is way longer it's a straggler, drain it; if not, the fabric, nccl-tests": a hedge
     if t.words > WORDS_PER_TOPIC * max(len(elsewhere), len(named)):
         return False
     undecided = claims.undecided
@@ -322,6 +553,15 @@ def _offered_with_fixes(t: _Topics) -> bool:
     )
 
 
+def _undecided_with_fixes(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """The reply says the answer is one of several ("probably one of those again", "one of the two") and fixes two or
+    more problems, each in words of its own, with no "if it's X, do A" branch: the fixes are the list, whether or not
+    each problem is named."""
+    if not reply.undecided or any(t.branches):
+        return False
+    return len(_distinct_topics(reply, rubrics, {s for s in t.fixed if s in rubrics})) >= 2
+
+
 def _shotgun(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
     """Checks or fixes of three or more signatures, each in words of its own, and no diagnosis stands out: none is
     named except as the object of a check or fix (and fixes of three signatures are offered), every one named is
@@ -353,8 +593,8 @@ def _verdict_then_list(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubr
         real = {s for s in t.measured | t.fixed if s in rubrics}
         if len(_distinct_topics(reply, rubrics, real)) >= STUFFED_TOPICS - 1:
             return True  # | suspect | check | fix |
-    if t.claims.committed_to is None or not _WORKS_THE_LIST.search(reply.text):
-        return False
+    if t.claims.committed_to is None or not _WORKS_THE_LIST.search(reply.text) or _carried_out(answer):
+        return False  # "ran my usual list: - dataloader: no … - straggler: 402–409 ms …": the list was worked
     # over a bulleted list, the checks of other problems count as much as their fixes ("• per-rank times • NCCL_DEBUG
     # • loader timing — go through all of them"); in prose one check "for completeness" is care, not a list
     offered = t.fixed | t.measured if _list_like(answer) else t.fixed

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .boundary import compile_hoisted
 from .matcher import Match, Reply
 from .polarity import HEDGE, RHETORICAL, SELF_CORRECTION
 from .rulebook import CompiledRubric
@@ -23,7 +24,7 @@ _COMMIT = re.compile(
     r"|(?:^\W*|,\s*)is (?:a|an|the)\b)"
 )
 _COMMIT_WORDS = WordGate(_COMMIT)  # skipped on a clause holding none of its words
-_OPENING_GUESS = re.compile(
+_OPENING_GUESS = compile_hoisted(
     r"^\W*(?:maybe|perhaps|possibly|probably|prob|might be|could be|i think|i suspect|i guess|my guess|not sure|"
     r"looks like maybe|i'?d guess)\b|\?\s*$"
 )
@@ -103,7 +104,9 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
     evidence = _evidence(reply, rubrics, commits) or _implied(reply, rubrics)
     restart, kept = _corrected(reply, rubrics)
     evidence = _retract(evidence, kept)
-    several = len(evidence) >= 2  # with several diagnoses in play, "if it's X" offers X as one branch
+    # with several diagnoses in play, "if it's X" offers X as one branch; so with two branches when X is named only in
+    # branches or as an alternative ("if the spikes track long prompts it's prefill blocking; if not, host jitter")
+    several = len(evidence) >= 2 or (bool(evidence) and _only_in_branches(reply, rubrics, evidence))
     if several:  # the ones named only inside a check or a fix step back
         evidence = _retract(_evidence(reply, rubrics, commits, skip_tools=True, several=True), kept) or evidence
     _pick_by_reference(reply, rubrics, evidence)
@@ -122,6 +125,9 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
     if (
         _OPENING_GUESS.search(opening)
         and not RHETORICAL.search(opening)
+        # "any gaps? ~3% … so it's fine. healthy.": an opening question that names nothing, before a verdict the
+        # reply asserts, guesses nothing
+        and (not any(e.asserted_in for e in evidence.values()) or _names_any(reply, rubrics, restart))
         and not _asked_not_guessed(reply, restart, rubrics)
     ):
         # "maybe the dataloader? the gpu idles at step start…": the opening guess sets the tone of what follows
@@ -178,6 +184,29 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
         # others are only described (hedged or not, the name is what the reply offers)
         verdict = by_name[0]
     return Claims(evidence, several, strong | weak, committed, named, named if firm else None, undecided, verdict)
+
+
+# "if so", "if confirmed" confirm the one diagnosis; they open no other branch
+_BRANCH = re.compile(
+    r"(?:^|[,;]\s*)\W*(?:(?:if|when|unless)\b(?! (?:so|confirmed|verified|that'?s (?:it|confirmed|the case))\b)"
+    r"|otherwise\b|else\b)"
+)
+BRANCHES = 2  # "if …, it's X …, if not …": a diagnosis offered as one branch of two
+
+
+def _only_in_branches(reply: Reply, rubrics: dict[str, CompiledRubric], evidence: dict[str, Evidence]) -> bool:
+    """The reply opens two or more branches ("if …", "otherwise …"), and names its diagnoses only inside them or as
+    one of alternatives: the other branch may be a cause outside the ten ("… if they don't, it's host jitter")."""
+    if not all(
+        m.conditional or m.alternative for s in evidence for m in reply.find(rubrics[s].signature) if m.positive
+    ):
+        return False  # the common case: a plain mention, decided without reading the branches
+    return sum(len(_BRANCH.findall(c.text)) for c in reply.clauses) >= BRANCHES
+
+
+def _names_any(reply: Reply, rubrics: dict[str, CompiledRubric], at: int) -> bool:
+    """Some diagnosis is named in this clause (or not named only because it is doubted or asked about)."""
+    return any(m.at[0] == at for comp in rubrics.values() for m in reply.find(comp.signature))
 
 
 def _corrected(reply: Reply, rubrics: dict[str, CompiledRubric]) -> tuple[int, frozenset[str] | None]:
@@ -379,7 +408,7 @@ def _tool_words(reply: Reply, comp: CompiledRubric) -> dict[int, list[frozenset[
 # A clause that is only a heading ("Verdict:", "Root cause —", "Bottom line:") commits the clause it heads.
 _HEADING = re.compile(
     r"^\W*(?:(?:my |the |final )?(?:verdict|diagnosis|conclusion|answer|root cause|culprit|bottom line|call)"
-    r"|tl;?dr)\W*$"
+    r"|tl;?dr|(?:(?:ok|okay|so|and)\W+)?final)\W*$"  # a thread's "ok final: sync stall from the per-step print"
 )
 
 

@@ -12,6 +12,8 @@ from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
 from typing import Any
 
+from .boundary import compile_hoisted
+
 Literals = tuple[str, ...]
 _ZERO_WIDTH = (sre.AT, sre.ASSERT, sre.ASSERT_NOT)  # take no characters: the literals either side stay adjacent
 _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
@@ -99,7 +101,7 @@ class Gated:
     __slots__ = ("literals", "pattern")
 
     def __init__(self, pattern: re.Pattern[str]) -> None:
-        self.pattern = pattern
+        self.pattern = compile_hoisted(pattern.pattern, pattern.flags)
         self.literals = None if pattern.flags & (re.IGNORECASE | re.VERBOSE) else required_any(pattern.pattern)
 
     def search(self, text: str) -> re.Match[str] | None:

@@ -10,7 +10,8 @@ from .vocabulary import vocabulary
 
 FUZZY_MIN_LEN = 5  # typo tolerance only for longer words: acronyms (AR, DL, PP, ITL) must match exactly
 MULTI_GAP = 3  # the words of a multi-word concept term sit at most 2 stop words apart
-_RULE_NEGATIONS = frozenset({"not", "no", "without", "never", "noth"})  # a rule that says it itself
+# a rule that says it itself ("not moving bytes", "instead of overlapping with backward")
+_RULE_NEGATIONS = frozenset({"not", "no", "without", "never", "noth", "instead", "rather"})
 
 
 @dataclass(frozen=True, slots=True)

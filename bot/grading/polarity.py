@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 
+from .boundary import compile_hoisted
 from .literals import Gated
 from .text import Clause
 from .wordgate import AnyAlternative, WordGate, words
 
 LOOK = 100  # characters of context the polarity patterns read before or after a match
 
-_NEGATION_BEFORE = re.compile(
+_NEGATION_BEFORE = compile_hoisted(
     r"(?:\bnot\b|\bno\b|\bzero\b|n't\b|\bnever\b|\bnor\b|\bwithout\b|\brather than\b|\binstead of\b"
     r"|\brul(?:e|ed|ing) out\b"
     r"|\bunlikely\b|\bdoubt\b|\bneither\b|\bagainst\b|\bnot a\b|\bisn'?t\b|\bexclud\w*|\breject\w*|\bdismiss\w*"
@@ -41,7 +42,7 @@ _NEGATION_BEFORE = re.compile(
     r"|\b(?:considered|thought about|wondered about|weighed|ruled out|excluded)\s+(?:a |an |the )?[\w-]+"
     r"(?:\s[\w-]+)?\s+(?:and|or|nor)\s+(?:a |an |the )?$"
 )
-_EXONERATED_AFTER = re.compile(
+_EXONERATED_AFTER = compile_hoisted(
     r"^[^.;]{0,25}?(?:\b(?:is|are|was|looks?|seems?|appears?)\s+(?:fine|ok|okay|good|normal|innocent|irrelevant|"
     r"healthy|a red herring|not (?:it|the (?:problem|issue|cause|culprit|bottleneck)))|\bruled out\b|"
     r"\b(?:isn'?t|aren'?t|wasn'?t|is not|are not|was not)\s+(?:it|the (?:problem|issue|cause|culprit|bottleneck))"
@@ -75,15 +76,15 @@ _DENIED_STATE_BEFORE = re.compile(
 )
 # A remedy already in place is described, not proposed: "CUDA graphs keep the launch queue 3 ms ahead", "workers are
 # already at 8", "already using expandable_segments", "with FlashAttention already on".
-_IN_PLACE_BEFORE = re.compile(
+_IN_PLACE_BEFORE = compile_hoisted(
     r"\balready (?:use[sd]?|using|uses|has|have|had|runs?|running|on|enabled|with|got)\b[^.;,]{0,20}$"
 )
-_IN_PLACE_AFTER = re.compile(
+_IN_PLACE_AFTER = compile_hoisted(
     r"^[^.;,]{0,12}?\b(?:(?:is|are|was|were) (?:already|on|enabled|in place|in use|active|turned on|set to)\b"
     r"|already (?:on|enabled|in place|in use|active|at|set)\b)"
     r"|^\s*(?:already )?keeps?\b"
 )
-_CHANGE_AFTER = re.compile(
+_CHANGE_AFTER = compile_hoisted(
     r"\b(?:raise|bump|increase|double|lower|reduce|drop|cut|change|switch|turn|set|move|go|crank|halve)"
     r" (?:it|that|them|this|to|up|down|off|on)\b"
 )
@@ -93,7 +94,7 @@ _READING_FINE_AFTER = re.compile(
     r"(?:fine|ok|okay|good|normal|healthy|reasonable|expected)\b"
 )
 # A diagnosis named inside a fix ("remove the torch.cuda.synchronize() before the all-reduce") is not a claim.
-_FIX_CONTEXT_BEFORE = re.compile(
+_FIX_CONTEXT_BEFORE = compile_hoisted(
     r"\b(?:remove|removing|drop|dropping|avoid|avoiding|get rid of|eliminate|delete|take out|stop calling|no more"
     r"|rip out|ripping out|pull out|strip out|whatever forces"
     r"|fix|fixing|fixed|cut|cutting|shave|shaving|reduce|reducing|hide|hiding|amortize|amortise|lower|lowering)"
@@ -101,7 +102,7 @@ _FIX_CONTEXT_BEFORE = re.compile(
     r"|^-$"  # a removed line of a diff ("-torch.cuda.synchronize()")
 )
 # A diagnosis named as the object of a measurement ("count the cudaStreamSynchronize calls") is not a claim.
-_MEASURE_CONTEXT_BEFORE = re.compile(
+_MEASURE_CONTEXT_BEFORE = compile_hoisted(
     r"\b(?:count|counting|grep|look for|looking for|search for|check for|find|above each|measure|plot|correlate|compare"
     r"|how many|number of|(?:check|see|test|verify|confirm|tell)(?:ing)? (?:whether|if))\b[^.;]{0,20}$|\bhow\s+$"
     # "cuda_api_sum for launches, memory_stats for the allocator": a tool and what it would catch
@@ -111,7 +112,13 @@ _MEASURE_CONTEXT_BEFORE = re.compile(
     # "per-rank times for stragglers", "clocks for throttling": a measurement and what it would catch
     r"|\b(?:times?|timings?|counts?|clocks?|traces?|stats|metrics|numbers|checks?) for (?:the |a |any )?$"
 )
-_NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
+# A question framed by a negation: "isn't the all-reduce just running after backward?", "wasn't that the allocator?"
+_NEGATIVE_QUESTION = re.compile(
+    r"\W*(?:(?:so|but|and|hmm+|wait|ok|okay|um+)\W+)?(?:isn'?t|aren'?t|wasn'?t|weren'?t|doesn'?t|don'?t|didn'?t"
+    r"|is(?:n't| not)|are not)\b(?! (?:it|that|this) (?:just )?(?:because|odd|weird|strange|obvious|clear)\b)"
+)
+# ("… runs serialized after backward instead of hiding under it" describes what does not happen)
+_NEGATION_INSIDE = re.compile(r"\b(?:not|no|never|without|instead of|rather than)\b|n't\b")
 # "with nothing overlapping" denies; "nothing to chase", "nothing left to do" are remedies of their own
 _NOTHING_DENIES = re.compile(r"\bnothing\b(?! (?:to|left|more|else|much|but)\b)")
 _NEGATED_PROBLEM_AFTER = re.compile(r"^\W*(?:problem|issue|bottleneck|the case|it)\b")
@@ -126,7 +133,7 @@ _HEDGE_PATTERN = re.compile(
     r"|can'?t tell|i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|some kind of"
     r"|one of(?! (?:the |our |them\b)?(?:ranks?|gpus?|nodes?|workers?|cards?|boxes|hosts?|devices?)\b))\b"
     r"|\beither\b.{0,80}\bor\b"
-    r"|\?\s*$|🤔|🤷"
+    r"|\?\)?\s*$|🤔|🤷"  # "launch overhead in decode (CUDA graphs on?)" asks too
 )
 HEDGE = Gated(_HEDGE_PATTERN)  # searched only in a clause holding one of its words
 # The marks of HEDGE that hedge a check or a fix too: "either A or B" between two fixes of one problem is a choice,
@@ -163,8 +170,13 @@ _SOFT_REMEDY_PATTERN = re.compile(
     r"|\bmay (?:mitigate|help|be (?:informative|useful|worth|helpful))\b|\bwith some reservation|\bhesitat\w*"
     r"|\bprobably (?:nothing|not|none)\b"
     r"|\b(?:i'?d|i would|we'?d|we could|you could|you might) (?:probably|likely|maybe|perhaps)\b"
-    r"|\b(?:probably|likely) (?:just )?(?:leave|stop|ship|add|use|try|bump|raise|increase|set|switch|move|enable"
-    r"|turn|drop|remove|fix|help|be enough|more|fewer|bigger|smaller|larger)\b|\bprobably\W*$"
+    r"|\b(?:probably|prob|likely)\s+(?:just\s+)?(?:leave|stop|ship|add|use|try|bump|raise|increase|set|switch|move|enable"
+    r"|turn|drop|remove|fix|help|be enough|more|fewer|bigger|smaller|larger"
+    r"|drain|swap|replace|reboot|reset|rebalance|delete|cut|split|chunk|fuse|pad|cap|lower|reduce|replaceit|removeit"
+    r"|leaveit)\b"
+    r"|\bprobably\W*$"
+    # a fix tried in hope: "try chunked prefill and pray", "… fingers crossed 🤞"
+    r"|\band (?:pray|hope)\b|\bfingers crossed\b|🤞|🙏"
 )
 _SOFT_REMEDY = Gated(_SOFT_REMEDY_PATTERN)  # searched only in a clause holding one of its words
 # Offering two or more possibilities in one breath ("either X or Y", "could be X, could be Y", "can't tell").
@@ -240,8 +252,25 @@ def opens_condition(clause: Clause) -> bool:
     )
 
 
+# "if so", "if that's it", "if I'm right": what follows waits on the guess itself, not on a check's result ("if
+# confirmed", "if it's climbing" wait on a check the reply proposes); so does a branch picked by name ("for the bucket
+# case set bucket_cap_mb", "in that case", "otherwise count the kernels")
+_ON_GUESS = re.compile(
+    r"^\W*(?:(?:and|then|so)\W+)?(?:if (?:so|that'?s (?:it|the case|right|true)|i'?m right|true)\b"
+    r"|(?:in|for) (?:that|this|the (?!worst\b|best\b|general\b|common\b|usual\b)[\w-]+(?: [\w-]+)?) case\b"
+    r"|otherwise\b|else\b)"
+)
+_GUESS_WORDS = ("if", "case", "otherwise", "else")
+
+
+def on_guess(clause: Clause) -> bool:
+    """The clause opens with "if so" / "if that's it" / "in that case": what it proposes is as sure as the guess
+    before it."""
+    return any(w in clause.text for w in _GUESS_WORDS) and bool(_ON_GUESS.match(clause.text))
+
+
 # A clause that is nothing but a hedge ("I suspect", "though I'm not sure", "I might be wrong"): it hedges the next.
-_HEDGE_LEAD = re.compile(
+_HEDGE_LEAD = compile_hoisted(
     r"^\W*(?:(?:though|although|but|and|so|well|um|uh)\W+)*(?:i )?(?:suspect|think|guess|believe|reckon"
     r"|(?:i'?m |i am )?(?:not (?:sure|certain|100 ?%|entirely sure|positive)|unsure)"
     r"|(?:i )?(?:might|could|may) be wrong|my guess is|(?:i )?can'?t be (?:sure|certain)|hard to say"
@@ -322,7 +351,8 @@ def _asking(text: str) -> bool:
 
 # A question that suggests a fix or a check: "have you tried torch.compile?", "what about more workers?"
 _SUGGESTS = re.compile(
-    r"\W*(?:(?:and|so|also|but)\W+)?(?:have you tried|did you try|what about|how about|why not|could you try)\b"
+    r"\W*(?:(?:and|so|also|but)\W+)?(?:have you tried|did you try|what about|how about|why not|could you try"
+    r"|what happens if (?:you|we)|what if (?:you|we))\b"  # "what happens if you bump the micro-batch?" suggests it
 )
 # A question that asks nothing: "why is rank 4 slow?" presumes it; "see those cudaMalloc bars?" points at them.
 RHETORICAL = re.compile(
@@ -363,12 +393,12 @@ _RHETORICAL_WORDS = (
 )
 # A story from another job ("we had this in 2022", "years back a run …") claims nothing about this trace on its own;
 # the reply ties it to this one with "same picture here", "this trace has the same …".
-ANECDOTE = re.compile(
+ANECDOTE = compile_hoisted(
     r"\b(?:we had|i had|had this|we once|i once|once had|once saw|years? (?:back|ago)|a while (?:back|ago)"
     r"|back in (?:19|20)\d\d|in (?:19|20)\d\d|last (?:year|time|job)|at my (?:last|previous|old) (?:job|company|place)"
     r"|on a previous|on an old|used to have)\b"
 )
-SAME_HERE = re.compile(
+SAME_HERE = compile_hoisted(
     r"(?<!might be the )(?<!could be the )(?<!maybe the )(?<!may be the )(?<!might be )(?<!could be )"
     r"\b(?:same (?:picture|shape|pattern|thing|story|comb|signature|symptoms?|trace) (?:here|again|as)"
     r"|this (?:trace|one|job|run) (?:is|has|shows|looks) (?:the same|exactly|just like)"
@@ -376,7 +406,7 @@ SAME_HERE = re.compile(
     r"|just like (?:that|this) one)\b"
 )
 # A later clause holds the verdict back: "… is bandwidth-bound — I'd want the roofline before betting on it".
-VERDICT_HELD = re.compile(
+VERDICT_HELD = compile_hoisted(
     r"\bbefore (?:betting|committing|calling it|concluding|i'?d commit|i'?d bet|i bet|i'?d call it)\b"
     r"(?! to (?:a |the |any )?(?:change|fix|remedy|solution))"
     # "… not sure it's the cause though", "I wouldn't commit without ncu"
@@ -403,8 +433,12 @@ SELF_CORRECTION = re.compile(
 _UNDECIDED_PATTERN = re.compile(
     r"\b(?:(?:not|won'?t|can'?t|don'?t want to) (?:commit|decide|choose|pick)|which is it|"
     r"one of those two|one of the two|could go either way|no way to tell|50/50|coin ?flip|"
-    r"(?:and|then) decide (?:from there|later|after(?:wards)?)"
-    r"|can'?t say (?:anything|much)(?: useful)? until|asking before i answer)\b"
+    r"(?:and|then) decide (?:from there|later|after(?:wards)?|between|which)"
+    # "probably one of those again", "one of these five is your answer": the answer is left in a list
+    r"|(?<!every )(?<!each )(?<!any )one of (?:those|these|them|the above)(?: (?:two|three|four|five|six))?"
+    r"(?=\s*(?:again|for sure|is (?:your|the)\b|will\b|[.,;!?]|$))"
+    r"|can'?t say (?:anything|much)(?: useful)? until|asking before i answer"
+    r"|(?:can'?t|cannot|couldn'?t) (?:really |quite )?(?:tell|say|decide) which (?:one )?(?:it is|it'?s|this is))\b"
 )
 UNDECIDED = Gated(_UNDECIDED_PATTERN)  # searched only in a clause holding one of its words
 
@@ -469,6 +503,7 @@ class ClauseReading:
         "_context",
         "_denied",
         "_flags",
+        "_frame_end",
         "_hedged_by_lead",
         "_hedged_by_next",
         "_held_by_next",
@@ -539,6 +574,9 @@ class ClauseReading:
         # sarcasm tag matter only for a diagnosis named here, and are read the first time one is
         said = self._words = words(text)
         self._keywords = (bool(_NEGATION_WORDS.search(text, said)), bool(_EXONERATION_WORDS.search(text, said)))
+        # "isn't this just rank 3 being slow?" puts X forward as a question: the leading "isn't" denies nothing
+        frame = _NEGATIVE_QUESTION.match(text) if self._keywords[0] and text.endswith("?") else None
+        self._frame_end = frame.end() if frame is not None else 0
         self._naming_keywords: tuple[bool, bool] | None = None
         self._before: dict[int, bool] = {}
         self._after: dict[int, bool] = {}
@@ -709,15 +747,17 @@ class ClauseReading:
     def _negation_before(self, start: int) -> bool:
         found = self._before.get(start)
         if found is None:
-            piece = self.text[max(0, start - LOOK) : start]
+            piece = self.text[max(0, start - LOOK, self._frame_end) : start]
             # the keyword test first: most slices before a match hold no negation word at all
             found = bool(_NEGATION_KEYWORD.search(piece))
             if found:  # an emoji closed the statement before it ("ITL against prefill tokens 📈 chunked prefill")
                 piece = piece[max((m.end() for m in _EMOJI.finditer(piece)), default=0) :]
                 # Every match of _NEGATION_BEFORE runs to the slice's end ($), and none of its parts matches ".;,→"
                 # (nor does a lookbehind of it hold one), so no match starts before the last of them: searching only
-                # what follows it gives the same answer, over a few words instead of 100 characters.
-                cut = max(piece.rfind("."), piece.rfind(";"), piece.rfind(","), piece.rfind("→"))
+                # what follows it gives the same answer, over a few words instead of 100 characters. An opening
+                # bracket starts an aside the negation before it does not reach ("decode isn't CUDA-graphed (launch
+                # bound, …)" names what is missing and the problem it causes).
+                cut = max(piece.rfind("."), piece.rfind(";"), piece.rfind(","), piece.rfind("→"), piece.rfind("("))
                 found = bool(_NEGATION_BEFORE.search(piece, cut + 1))
             self._before[start] = found
         return found

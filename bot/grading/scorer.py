@@ -7,6 +7,7 @@ signature; hedging between signatures earns 0; three or more signatures, or a bu
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from ..scenarios.ids import SIGNATURE_IDS
@@ -16,6 +17,7 @@ from .catalogue import is_catalogue
 from .evidence import Claims, read_claims
 from .matcher import Match, Reply
 from .model import Grade, PartResult
+from .polarity import on_guess
 from .rubric import PART_WEIGHTS, Rubric
 from .rulebook import CompiledRubric, compiled
 from .text import quantities
@@ -73,7 +75,9 @@ def _scored(
     # fixes branches, whether or not the other possibility is one of the ten
     offered = (*reply.find(target.measurement), *reply.find(target.fix))
     rivals = _rival_clauses(reply, target, signature) if any(m.alternative for m in offered) else frozenset()
-    weighs = _Weighing(claims.several or claims.undecided > 0, rivals)
+    own = claims.evidence.get(signature)
+    guessed = own is not None and not own.confident
+    weighs = _Weighing(claims.several or claims.undecided > 0, rivals, _branching(reply, target), guessed)
     meas_part = _plain_part(reply.find(target.measurement), rubric.measurement.hint, weighs)
     fix_part = _fix_part(reply.find(target.fix), reply.find(target.wrong_fix), rubric.fix.hint, weighs)
     earned = (
@@ -133,9 +137,31 @@ def _level(signature: str, hint: str, claims: Claims, hedged: bool) -> PartResul
 class _Weighing(NamedTuple):
     several: bool  # several diagnoses in play: "if it's X, do A" is one branch
     rivals: frozenset[int]  # the clauses that weigh another diagnosis
+    branching: bool = False  # the diagnosis is only ever a branch: a check or fix in a condition is that branch's
+    guessed: bool = False  # the diagnosis is offered as a guess: a fix that waits on it ("if so, …") is as tentative
 
 
 _NONE = _Weighing(False, frozenset())
+# A second branch: "if they don't, it's host jitter", "otherwise count the kernels", "if they're all equal, …"
+# ("if so", "if confirmed" carry on with the same branch)
+_BRANCHES = re.compile(
+    r"\b(?:if|when|unless)\b(?! (?:so|confirmed|verified|that'?s the case|it does|it is|yes)\b).*"
+    r"\b(?:if|when|unless)\b(?! (?:so|confirmed|verified|that'?s the case|it does|it is|yes)\b)"
+    r"|\botherwise\b|\bor else\b",
+    re.DOTALL,
+)
+
+
+def _branching(reply: Reply, target: CompiledRubric) -> bool:
+    """The reply names the diagnosis only as a guess or a condition's consequence, beside another branch ("if the
+    spikes line up with long prompts it's prefill blocking decode, if they don't it's host jitter"; "either rank 3 is
+    slow or the fabric is … if one is longer it's a straggler, if they're all equal it's the interconnect"): it has not
+    committed, so a check or fix it makes conditional is one branch's, whether or not the other hypothesis is among
+    the ten. (The check that tells the branches apart is not itself conditional: "time each rank's backward" earns
+    it.)"""
+    own = [m for m in reply.find(target.signature) if m.positive]
+    offered = all(m.conditional or m.alternative or m.hedged for m in own)
+    return bool(own) and offered and bool(_BRANCHES.search(reply.text))
 
 
 def _rival_clauses(reply: Reply, target: CompiledRubric, signature: str) -> frozenset[int]:
@@ -160,7 +186,13 @@ def _tentative(m: Match, weighs: _Weighing) -> bool:
     """A check or fix offered without conviction, or as one branch among several diagnoses ("if it's X, do A",
     "either X or Y — ncu will tell", "either count the NCCL kernels or compare per-rank times"); "bump the
     micro-batch or fuse", between two remedies of one diagnosis, is a choice, not a doubt."""
-    return m.hedged or (weighs.several and m.conditional) or (m.alternative and m.at[0] in weighs.rivals)
+    return (
+        m.hedged
+        or (weighs.branching and (m.conditional or m.alternative))
+        or (weighs.guessed and on_guess(m.clause))
+        or (weighs.several and m.conditional)
+        or (m.alternative and m.at[0] in weighs.rivals)
+    )
 
 
 def _plain_part(matches: list[Match], hint: str, several: _Weighing = _NONE) -> PartResult:

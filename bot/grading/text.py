@@ -50,6 +50,19 @@ _CONTROL = re.compile(r"[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2
 _DUNDER = re.compile(r"__([a-z]+)__")
 _ARROW = re.compile(r"\s*(?:-+>|=+>|⇒|⟹|⟶|↦)\s*")  # every arrow is "→"
 _ARROW_CHARS = ">⇒⟹⟶↦"
+# A setting changed from one number to another ("micro-batch 1 → 4", "num_workers 4 -> 12", "mbs 4->1") is raised or
+# lowered; a duration or a size after the new value ("kernel time 7 → 3.5 ms") is a prediction, not a setting.
+_SETTING_STEP = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)\s*→\s*~?(\d+(?:\.\d+)?)(?![\w.%/×]|\s*(?:ms|µs|us|s|sec|gb|mb|tb|x|×|%)\b)"
+)
+# … and so is a diff's removed and added line of one setting ("-eval_batch_size: 4" then "+eval_batch_size: 64"); any
+# other new value is the setting changed ("+layers_per_stage = [9, 9, 9, 5]", "+#SBATCH --nodelist=gpu[01-02,04-05]")
+_DIFF_SETTING = re.compile(
+    r"^([ \t]*)-[ \t]*([^\n:=+-][^\n:=]{0,60}?)[ \t]*([:=])[ \t]*([^\n]*?)[ \t]*\n"
+    r"[ \t]*\+[ \t]*\2[ \t]*[:=][ \t]*([^\n]*?)[ \t]*$",
+    re.MULTILINE,
+)
+_NUMBER_ONLY = re.compile(r"\d+(?:\.\d+)?")
 # the comma first, then the digit before it: the same matches, but sre jumps from comma to comma (10× faster)
 _THOUSANDS = re.compile(r",(?<=\d,)(?=\d{3}\b)")
 _UNKNOWN_STEP = re.compile(r"(?:→|:)[ \t]*\?+(?=\s*$|\s*\n)|→\s*\?+", re.MULTILINE)
@@ -68,9 +81,10 @@ _SPACE_RUN = re.compile(r"(?<=\w)[ \t]{2,}(?=\w)")
 _SAID_QUESTION_MARK = re.compile(r"\s*\bquestion mark\b", re.IGNORECASE)
 _MENTION = re.compile(r"<[@#!][^>]{0,80}>")
 _TOKEN = re.compile(r"\d+(?:\.\d+)+|[a-z0-9][a-z0-9']*[a-z0-9]|[a-z0-9]")  # "1.9" is one number
-# Clause boundaries: sentence punctuation, dashes, and the turns where one claim ends and another begins.
+# Clause boundaries: sentence punctuation, dashes, and the turns where one claim ends and another begins. A dash
+# between two numbers is a minus ("560 - 402 = 158"): the arithmetic stays one clause.
 _CLAUSE = re.compile(
-    r"[.;!?\n]+(?:\s|$)|\n+|:\s|\s[-–—]+\s|\s+(?:but|however|although|though|whereas|instead(?!\s+of)|actually|rather(?!\s+than))\s+"
+    r"[.;!?\n]+(?:\s|$)|\n+|:\s|\s—+\s|(?<![\d)])(?<!\dms)\s[-–]+\s|\s[-–]+\s(?![~≈(]?\d)|\s+(?:but|however|although|though|whereas|instead(?!\s+of)|actually|rather(?!\s+than))\s+"
     r"|,\s*(?=(?:it'?s|it is|its|this is|that'?s|that is|the real|the actual|so)\b)"
 )
 
@@ -120,6 +134,10 @@ def clean(raw: str) -> str:
     text = _DUNDER.sub(r"dunder\1", text)  # __next__ is code, not markdown emphasis
     if any(ch in text for ch in _ARROW_CHARS):
         text = _ARROW.sub(" → ", text)  # ">" is not a quote marker
+    if "→" in text:
+        text = _SETTING_STEP.sub(_stepped, text)
+    if "\n+" in text:
+        text = _DIFF_SETTING.sub(_diffed, text)
     if "∴" in text:
         text = text.replace("∴", " so ")  # "∴ AR on rank 0 ≈ waiting": a conclusion
     if "?" in text and ("→" in text or ":" in text):
@@ -128,6 +146,26 @@ def clean(raw: str) -> str:
     if any(ch in text for ch in _MARKDOWN_CHARS):
         text = _MARKDOWN.sub(" ", text)
     return text.replace("’", "'").replace("‘", "'")
+
+
+def _change(old: str, new: str) -> str:
+    before, after = float(old), float(new)
+    return "raised to" if after > before else "lowered to" if after < before else "kept at"
+
+
+def _stepped(m: re.Match[str]) -> str:
+    return f"{m.group(1)} {_change(m.group(1), m.group(2))} {m.group(2)}"
+
+
+def _diffed(m: re.Match[str]) -> str:
+    indent, key, sep, old, new = m.groups()
+    if old == new:
+        return m.group()
+    numbers = bool(_NUMBER_ONLY.fullmatch(old) and _NUMBER_ONLY.fullmatch(new))
+    change = _change(old, new) if numbers else "changed to"
+    # the key in words, so its spellings fold as prose does ("layers_per_stage" → "layers per stage"); one clause: a
+    # ": " would end it
+    return f"{indent}-{key}{sep} {old}\n+{key.replace('_', ' ')} {change} {new}"
 
 
 def _unaccented() -> dict[int, str]:

@@ -13,6 +13,7 @@ import re
 from re import _constants as sre  # type: ignore[attr-defined]
 from typing import Any
 
+from .boundary import class_end, compile_hoisted
 from .literals import parsed_items
 
 Words = frozenset[bytes]
@@ -48,7 +49,7 @@ class WordGate:
     __slots__ = ("pattern", "substrings", "whole")
 
     def __init__(self, pattern: re.Pattern[str]) -> None:
-        self.pattern = pattern
+        self.pattern = compile_hoisted(pattern.pattern, pattern.flags)
         need = None if pattern.flags & (re.IGNORECASE | re.VERBOSE) else required(pattern.pattern)
         if need is not None:  # a non-ASCII word is not in words(): test it as a substring
             need = (
@@ -253,7 +254,7 @@ def alternatives(pattern: str) -> list[str]:
             i += 2
             continue
         if ch == "[":
-            i = _class_end(pattern, i)
+            i = class_end(pattern, i)
         elif ch == "(":
             depth += 1
         elif ch == ")":
@@ -264,18 +265,6 @@ def alternatives(pattern: str) -> list[str]:
         i += 1
     out.append(pattern[start:])
     return out
-
-
-def _class_end(pattern: str, i: int) -> int:
-    """Where the character class opened at pattern[i] closes ("[^]a|b]": a "]" first is a member)."""
-    i += 1
-    if pattern[i : i + 1] == "^":
-        i += 1
-    if pattern[i : i + 1] == "]":
-        i += 1
-    while i < len(pattern) and pattern[i] != "]":
-        i += 2 if pattern[i] == "\\" else 1
-    return i
 
 
 class AnyAlternative:
