@@ -15,7 +15,7 @@ from bot.grading.corpus import load_rows
 from bot.grading.rulebook import clear_caches
 
 THREADS = 16
-SHARERS = 4  # each reply is graded by this many threads at once
+SHARERS = 2  # each reply is graded by this many threads at once (the whole corpus: 3 grades a reply in all)
 OLD_SET = Path(__file__).parent / "data" / "replies.jsonl"
 
 
