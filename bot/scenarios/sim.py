@@ -116,6 +116,12 @@ class RankSim:
         self._correlation += 1
         return self._correlation
 
+    def take_correlations(self, n: int) -> int:
+        """`n` consecutive correlation ids, as `n` calls of next_correlation would give; returns the first."""
+        first = self._correlation + 1
+        self._correlation += n
+        return first
+
     def cpu_op(self, name: str, dur: float, category: Category = Category.CPU_OP) -> Event:
         ev = Event(name, self.cpu, dur, category)
         self.main.events.append(ev)
@@ -230,9 +236,7 @@ class RankSim:
                 start = 0.0
             gpu_events.append(Event(name, start, dur, compute, corr, dict(args) if args else None, kind))
             free = start + dur
-            queued.append(start)
-            if len(queued) > depth:
-                queued.popleft()
+            queued.append(start)  # at most `depth` long: one was popped above if it was full
             cpu += host_lo + host_w * x3
         u.i = i
         self.free[COMPUTE_STREAM] = free
@@ -271,11 +275,14 @@ class RankSim:
 
     def collective(self, name: str, xfer_us: float, nbytes: int, *, after: float | None = None) -> PendingCollective:
         """Launch a collective on the NCCL stream; it may start once the compute work before it is done."""
-        cost = self.u(*self.launch_us)
+        lo, hi = self.launch_us
+        cost = self.u(lo, hi)
         corr = self.next_correlation()
-        call = self._api("cudaLaunchKernel", cost, Category.LAUNCH, corr)
+        cpu = self.cpu  # _api(), inlined: data-parallel drills launch one collective per gradient bucket
+        self.api.events.append(Event("cudaLaunchKernel", cpu, cost, Category.LAUNCH, corr))
+        self.cpu = cpu + cost
         dep = self.free[COMPUTE_STREAM] if after is None else after
-        ready = max(call.end + 1.5, dep)
+        ready = max(cpu + cost + 1.5, dep)
         return PendingCollective(name, ready, xfer_us, corr, {"bytes": nbytes})
 
     def place_collective(self, pending: PendingCollective, start: float, end: float) -> Event:
