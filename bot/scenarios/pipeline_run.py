@@ -16,7 +16,7 @@ from operator import attrgetter
 import numpy as np
 
 from . import kernels as K
-from .intervals import union_arrays
+from .intervals import Bounds, union_bounds
 from .model import Category, Event, Rank, TrackKind
 from .pipeline import PipeOp, schedule
 from .pipeline_job import PipeJob
@@ -32,7 +32,7 @@ LAUNCH_LEAD_US = (60.0, 400.0)  # how far the host runs ahead of the GPU
 JITTER = 0.03
 
 Kernel = tuple[str, str, float, tuple[float, float, float] | None]  # name, metric kind, µs, own SM/tensor/DRAM levels
-_START, _DUR = attrgetter("start"), attrgetter("dur")
+_START, _DUR, _NAME = attrgetter("start"), attrgetter("dur"), attrgetter("name")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,9 +124,9 @@ class StageStats:
     kernels: list[float]  # compute kernels per step
 
 
-def _covered(merged: np.ndarray, lo: float, hi: float) -> float:
-    """Time inside [lo, hi) covered by disjoint sorted intervals (an n×2 array)."""
-    return float((np.clip(merged[:, 1], lo, hi) - np.clip(merged[:, 0], lo, hi)).sum())
+def _covered(merged: Bounds, lo: float, hi: float) -> float:
+    """Time inside [lo, hi) covered by disjoint sorted intervals (starts, ends)."""
+    return float((np.clip(merged[1], lo, hi) - np.clip(merged[0], lo, hi)).sum())
 
 
 def stage_stats(ranks: list[Rank], windows: list[tuple[float, float]]) -> StageStats:
@@ -138,18 +138,19 @@ def stage_stats(ranks: list[Rank], windows: list[tuple[float, float]]) -> StageS
         comp = rank.track(COMPUTE).events
         other = [e for t in rank.tracks_of(TrackKind.GPU_STREAM) if t.name != COMPUTE for e in t.events]
         starts = np.fromiter(map(_START, comp), float, len(comp))
-        ends = starts + np.fromiter(map(_DUR, comp), float, len(comp))
+        durs = np.fromiter(map(_DUR, comp), float, len(comp))
+        ends = starts + durs
         other_starts = np.fromiter(map(_START, other), float, len(other))
         other_ends = other_starts + np.fromiter(map(_DUR, other), float, len(other))
-        busy = np.array(union_arrays(np.concatenate((starts, other_starts)), np.concatenate((ends, other_ends))))
-        busy = busy.reshape(-1, 2)
-        merged = np.array(union_arrays(starts, ends)).reshape(-1, 2)
+        busy = union_bounds(np.concatenate((starts, other_starts)), np.concatenate((ends, other_ends)))
+        merged = union_bounds(starts, ends)
         compute.append(statistics.fmean(_covered(merged, a, b) for a, b in windows))
         idle.append(statistics.fmean(1.0 - _covered(busy, a, b) / (b - a) for a, b in windows))
         ordered = np.sort(starts)
         counts = [np.searchsorted(ordered, b) - np.searchsorted(ordered, a) for a, b in windows]
         kernels.append(float(np.mean(counts)))
-        flash.append(statistics.median(e.dur for e in comp if e.name == K.FLASH_FWD and lo <= e.start < hi))
+        is_flash = np.fromiter(map(K.FLASH_FWD.__eq__, map(_NAME, comp)), bool, len(comp))
+        flash.append(statistics.median(durs[is_flash & (starts >= lo) & (starts < hi)].tolist()))
     step = statistics.fmean(b - a for a, b in windows)
     return StageStats(step, compute, idle, flash, kernels)
 
@@ -242,16 +243,13 @@ def _fill(sim: RankSim, start: float, end: float, kernels: list[Kernel]) -> tupl
     draws = [k[2] * j for k, j in zip(kernels, jitter, strict=True)]
     scale = (end - start - KERNEL_GAP_US * len(kernels)) / sum(draws)
     events = sim.streams[COMPUTE_STREAM].events
-    t = start
-    first = corr = 0
-    for (name, metric, _, levels), drawn in zip(kernels, draws, strict=True):
+    first = sim.take_correlations(len(kernels))
+    t, compute = start, Category.COMPUTE
+    for corr, ((name, metric, _, levels), drawn) in enumerate(zip(kernels, draws, strict=True), first):
         dur = drawn * scale
-        corr = sim.next_correlation()
-        first = first or corr
-        args = {"_levels": levels} if levels else None
-        events.append(Event(name, t, dur, Category.COMPUTE, corr, args, metric))
+        events.append(Event(name, t, dur, compute, corr, {"_levels": levels} if levels else None, metric))
         t += dur + KERNEL_GAP_US
-    return first, corr
+    return first, first + len(kernels) - 1
 
 
 def _emit_op(sim: RankSim, op: PipeOp, kernels: list[Kernel], stages: int, job: PipeJob) -> tuple[str, int, int]:
@@ -269,22 +267,28 @@ def _emit_op(sim: RankSim, op: PipeOp, kernels: list[Kernel], stages: int, job: 
 def _with_launches(sim: RankSim, ranges: list[tuple[str, int, int]]) -> Rank:
     """Give every kernel a launch on the CUDA API row, ahead of it and in order, as a host thread would; then the
     NVTX ranges around the launches of each micro-batch's kernels."""
-    kernels = sorted((e for t in sim.streams.values() for e in t.events), key=lambda e: e.start)
+    kernels = sorted((e for t in sim.streams.values() for e in t.events), key=_START)
     costs = sim.rng.uniform(4.0, 8.0, len(kernels)).tolist()
     leads = sim.rng.uniform(*LAUNCH_LEAD_US, len(kernels)).tolist()
     launches: dict[int, Event] = {}
     api = sim.api.events
-    cursor = 0.0
+    cursor, launch = 0.0, Category.LAUNCH
     for k, cost, lead in zip(kernels, costs, leads, strict=True):
-        start = min(max(cursor, k.start - lead), k.start - cost - 1.0)
-        launch = Event("cudaLaunchKernel", start, cost, Category.LAUNCH, k.correlation)
-        api.append(launch)
-        launches[k.correlation] = launch
+        # min(max(cursor, k.start - lead), k.start - cost - 1.0), spelled out with max()/min()'s choice on ties
+        start = k.start - lead
+        if not start > cursor:
+            start = cursor
+        latest = k.start - cost - 1.0
+        if latest < start:
+            start = latest
+        ev = Event("cudaLaunchKernel", start, cost, launch, k.correlation)
+        api.append(ev)
+        launches[k.correlation] = ev
         cursor = start + cost
     for name, first, last in ranges:
         sim.annotate(name, launches[first].start, launches[last].end)
     for track in (*sim.streams.values(), sim.nvtx):
-        track.events.sort(key=lambda e: e.start)
+        track.events.sort(key=_START)
     return sim.rank_model()
 
 
