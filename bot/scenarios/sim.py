@@ -285,12 +285,6 @@ class RankSim:
         ready = max(cpu + cost + 1.5, dep)
         return PendingCollective(name, ready, xfer_us, corr, {"bytes": nbytes})
 
-    def place_collective(self, pending: PendingCollective, start: float, end: float) -> Event:
-        ev = Event(pending.name, start, end - start, Category.NCCL, pending.correlation, dict(pending.args), "nccl")
-        self.streams[NCCL_STREAM].events.append(ev)
-        self.free[NCCL_STREAM] = end
-        return ev
-
     def rank_model(self) -> Rank:
         tracks = [self.main, *self.workers, self.api, self.nvtx, *self.streams.values()]
         return Rank(self.rank, tracks)
@@ -303,12 +297,17 @@ def resolve_collectives(sims: list[RankSim], pendings: list[list[PendingCollecti
     (and its NCCL stream is free); the transfer begins once the last rank arrives. Returns the end times.
     """
     ends: list[float] = []
-    for k in range(len(pendings[0])):
-        starts = [max(p[k].ready, sim.free[NCCL_STREAM]) for sim, p in zip(sims, pendings, strict=True)]
-        end = max(starts) + pendings[0][k].xfer_us
-        for sim, p, start in zip(sims, pendings, starts, strict=True):
-            sim.place_collective(p[k], start, end)
+    streams = [sim.streams[NCCL_STREAM].events for sim in sims]
+    free = [sim.free[NCCL_STREAM] for sim in sims]  # after the first collective, its end on every rank
+    for column in zip(*pendings, strict=True):  # the k-th collective of every rank
+        starts = [max(p.ready, f) for p, f in zip(column, free, strict=True)]
+        end = max(starts) + column[0].xfer_us
+        for events, p, start in zip(streams, column, starts, strict=True):
+            events.append(Event(p.name, start, end - start, Category.NCCL, p.correlation, dict(p.args), "nccl"))
+        free = [end] * len(sims)
         ends.append(end)
+    for sim, f in zip(sims, free, strict=True):
+        sim.free[NCCL_STREAM] = f
     return ends
 
 
