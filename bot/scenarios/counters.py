@@ -6,7 +6,7 @@ bin, so the rows agree with the kernel rows by construction (and the property te
 
 from __future__ import annotations
 
-from itertools import repeat
+from itertools import compress, repeat
 from operator import attrgetter
 
 import numpy as np
@@ -72,9 +72,11 @@ def _levels(events: list[Event]) -> np.ndarray:
     gemm = _KIND_ROW["gemm"]
     rows = np.fromiter(map(_KIND_ROW.get, map(_KIND, events), repeat(gemm)), np.intp, len(events))
     lv = _TABLE[rows]
-    own = [(i, levels) for i, a in enumerate(map(_ARGS, events)) if a and (levels := a.get("_levels"))]
-    for i, levels in own:
-        lv[i] = levels
+    args = list(map(_ARGS, events))
+    for i in compress(range(len(args)), args):  # most kernels carry no args: skip them in C
+        own = args[i].get("_levels")
+        if own:
+            lv[i] = own
     return lv
 
 
