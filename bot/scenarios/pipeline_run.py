@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
+from itertools import accumulate, repeat
 from operator import attrgetter
 
 import numpy as np
@@ -33,6 +34,7 @@ JITTER = 0.03
 
 Kernel = tuple[str, str, float, tuple[float, float, float] | None]  # name, metric kind, µs, own SM/tensor/DRAM levels
 _START, _DUR, _NAME = attrgetter("start"), attrgetter("dur"), attrgetter("name")
+_CORRELATION = attrgetter("correlation")
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,17 +241,20 @@ def run_pipeline(
 def _fill(sim: RankSim, start: float, end: float, kernels: list[Kernel]) -> tuple[int, int]:
     """Kernels back to back from `start`, each a few percent off its share, scaled to end at `end` (the schedule
     fixed the span); returns the first and last correlation ids."""
-    jitter = sim.rng.uniform(1.0 - JITTER, 1.0 + JITTER, len(kernels)).tolist()
+    n = len(kernels)
+    jitter = sim.rng.uniform(1.0 - JITTER, 1.0 + JITTER, n).tolist()
     draws = [k[2] * j for k, j in zip(kernels, jitter, strict=True)]
-    scale = (end - start - KERNEL_GAP_US * len(kernels)) / sum(draws)
-    events = sim.streams[COMPUTE_STREAM].events
-    first = sim.take_correlations(len(kernels))
-    t, compute = start, Category.COMPUTE
-    for corr, ((name, metric, _, levels), drawn) in enumerate(zip(kernels, draws, strict=True), first):
-        dur = drawn * scale
-        events.append(Event(name, t, dur, compute, corr, {"_levels": levels} if levels else None, metric))
-        t += dur + KERNEL_GAP_US
-    return first, first + len(kernels) - 1
+    scale = (end - start - KERNEL_GAP_US * n) / sum(draws)
+    durs = [d * scale for d in draws]
+    # each kernel starts where the previous one ended plus the gap: t += dur + gap, summed in the same order
+    starts = list(accumulate((d + KERNEL_GAP_US for d in durs[:-1]), initial=start))
+    first = sim.take_correlations(n)
+    names, metrics, levels = zip(*((k[0], k[1], k[3]) for k in kernels), strict=True)
+    args = [{"_levels": lv} if lv else None for lv in levels]
+    corrs = range(first, first + n)
+    events = map(Event, names, starts, durs, repeat(Category.COMPUTE), corrs, args, metrics)
+    sim.streams[COMPUTE_STREAM].events.extend(events)
+    return first, first + n - 1
 
 
 def _emit_op(sim: RankSim, op: PipeOp, kernels: list[Kernel], stages: int, job: PipeJob) -> tuple[str, int, int]:
@@ -270,26 +275,34 @@ def _with_launches(sim: RankSim, ranges: list[tuple[str, int, int]]) -> Rank:
     kernels = sorted((e for t in sim.streams.values() for e in t.events), key=_START)
     costs = sim.rng.uniform(4.0, 8.0, len(kernels)).tolist()
     leads = sim.rng.uniform(*LAUNCH_LEAD_US, len(kernels)).tolist()
-    launches: dict[int, Event] = {}
-    api = sim.api.events
-    cursor, launch = 0.0, Category.LAUNCH
-    for k, cost, lead in zip(kernels, costs, leads, strict=True):
-        # min(max(cursor, k.start - lead), k.start - cost - 1.0), spelled out with max()/min()'s choice on ties
-        start = k.start - lead
-        if not start > cursor:
-            start = cursor
-        latest = k.start - cost - 1.0
-        if latest < start:
-            start = latest
-        ev = Event("cudaLaunchKernel", start, cost, launch, k.correlation)
-        api.append(ev)
-        launches[k.correlation] = ev
-        cursor = start + cost
+    starts = _launch_starts(list(map(_START, kernels)), costs, leads)
+    correlations = list(map(_CORRELATION, kernels))
+    launches = map(Event, repeat("cudaLaunchKernel"), starts, costs, repeat(Category.LAUNCH), correlations)
+    sim.api.events.extend(launches)
+    at = dict(zip(correlations, range(len(kernels)), strict=True))  # a kernel's launch, by correlation id
     for name, first, last in ranges:
-        sim.annotate(name, launches[first].start, launches[last].end)
+        sim.annotate(name, starts[at[first]], starts[at[last]] + costs[at[last]])
     for track in (*sim.streams.values(), sim.nvtx):
         track.events.sort(key=_START)
     return sim.rank_model()
+
+
+def _launch_starts(kernel_starts: list[float], costs: list[float], leads: list[float]) -> list[float]:
+    """Each launch `lead` ahead of its kernel but not before the previous launch returned, and done at least 1 µs
+    before the kernel starts: min(max(cursor, start - lead), start - cost - 1), spelled out with max()/min()'s
+    choice on ties."""
+    out = []
+    cursor = 0.0
+    for at, cost, lead in zip(kernel_starts, costs, leads, strict=True):
+        start = at - lead
+        if not start > cursor:
+            start = cursor
+        latest = at - cost - 1.0
+        if latest < start:
+            start = latest
+        out.append(start)
+        cursor = start + cost
+    return out
 
 
 def even_work(job: PipeJob, slow: dict[int, float] | None = None) -> list[StageWork]:
