@@ -6,7 +6,7 @@ bin, so the rows agree with the kernel rows by construction (and the property te
 
 from __future__ import annotations
 
-from itertools import repeat
+from itertools import compress, repeat
 from operator import attrgetter
 
 import numpy as np
@@ -33,10 +33,9 @@ def add_gpu_metrics(rank: Rank, span: tuple[float, float], samples: int | None =
     t = s + np.fromiter(map(_DUR, events), float, n)  # the same floats as Event.end
     lv = _levels(events)
     width = edges[1] - edges[0]
-    order = _breakpoint_order(s, t)
+    integrals = _integrals_at(s, t, lv, edges)
     for name, col in COUNTER_ROWS:
-        integral = _integral_at(s, t, lv[:, col], edges, order)
-        values = np.clip(np.diff(integral) / width * 100.0, 0.0, 100.0)
+        values = np.clip(np.diff(integrals[col]) / width * 100.0, 0.0, 100.0)
         rank.tracks.append(
             Track(
                 name,
@@ -73,36 +72,35 @@ def _levels(events: list[Event]) -> np.ndarray:
     gemm = _KIND_ROW["gemm"]
     rows = np.fromiter(map(_KIND_ROW.get, map(_KIND, events), repeat(gemm)), np.intp, len(events))
     lv = _TABLE[rows]
-    for i, a in enumerate(map(_ARGS, events)):
-        own = a.get("_levels") if a else None
+    args = list(map(_ARGS, events))
+    for i in compress(range(len(args)), args):  # most kernels carry no args: skip them in C
+        own = args[i].get("_levels")
         if own:
             lv[i] = own
     return lv
 
 
-def _breakpoint_order(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The order of every start and end on the time axis: the same for the three rows, so sorted once."""
-    return np.argsort(np.concatenate([starts, ends]), kind="stable")
-
-
-def _integral_at(
-    starts: np.ndarray, ends: np.ndarray, level: np.ndarray, at: np.ndarray, order: np.ndarray | None = None
-) -> np.ndarray:
-    """∫ Σ_k level_k·1[start_k ≤ t < end_k] dt from -∞ to each point of `at` (piecewise linear)."""
+def _integrals_at(starts: np.ndarray, ends: np.ndarray, levels: np.ndarray, at: np.ndarray) -> list[np.ndarray]:
+    """For each column of `levels` (n, k), ∫ Σ_i level_i·1[start_i ≤ t < end_i] dt from -∞ to each point of `at`
+    (piecewise linear). The breakpoints, their order and where `at` falls among them are the columns' own."""
     if starts.size == 0:
-        return np.zeros_like(at)
+        return [np.zeros_like(at) for _ in range(levels.shape[1])]
     points = np.concatenate([starts, ends])
-    slopes = np.concatenate([level, -level])
-    if order is None:
-        order = np.argsort(points, kind="stable")
+    order = np.argsort(points, kind="stable")
     points = points[order]
-    slope_after = np.cumsum(slopes[order])
-    # integral at each breakpoint: previous integral + slope_before * (dx)
     dx = np.diff(points, prepend=points[0])
-    slope_before = np.concatenate([[0.0], slope_after[:-1]])
-    integral_at_points = np.cumsum(slope_before * dx)
     idx = np.searchsorted(points, at, side="right") - 1
-    out = np.zeros_like(at, dtype=float)
     valid = idx >= 0
-    out[valid] = integral_at_points[idx[valid]] + slope_after[idx[valid]] * (at[valid] - points[idx[valid]])
+    at_idx = idx[valid]
+    past = at[valid] - points[at_idx]
+    out = []
+    for col in range(levels.shape[1]):
+        level = levels[:, col]
+        slope_after = np.cumsum(np.concatenate([level, -level])[order])
+        # integral at each breakpoint: previous integral + slope_before * (dx)
+        slope_before = np.concatenate([[0.0], slope_after[:-1]])
+        integral_at_points = np.cumsum(slope_before * dx)
+        integral = np.zeros_like(at, dtype=float)
+        integral[valid] = integral_at_points[at_idx] + slope_after[at_idx] * past
+        out.append(integral)
     return out

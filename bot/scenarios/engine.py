@@ -153,13 +153,14 @@ class Engine:
         )
 
     def _launch_each(self, kernels: list[KernelCost]) -> list[Event]:
-        sim, u = self.sim, self.sim.u
-        lo, hi = (self.loop.python_us * 0.7, self.loop.python_us * 1.3) if self.loop.eager else COMPILED_PY_US
-        out = []
-        for c in kernels:
-            out.append(sim.launch(c.name, c.us * u(0.97, 1.03), c.kind))
-            sim.idle_host(u(lo, hi))
-        return out
+        """Each kernel launched on its own, 3 % off its cost, then the wrapper's host time: RankSim.launch_run's
+        loop (the same draws and floats as `launch(c.name, c.us * u(0.97, 1.03), c.kind)` then `idle_host`)."""
+        sim = self.sim
+        host = (self.loop.python_us * 0.7, self.loop.python_us * 1.3) if self.loop.eager else COMPILED_PY_US
+        events = sim.streams[COMPUTE_STREAM].events
+        first = len(events)
+        sim.launch_run([(c.name, c.us, c.kind, None) for c in kernels], 1.0, 0.03, host)
+        return events[first:]
 
     def _graph(self, kernels: list[KernelCost]) -> list[Event]:
         """cudaGraphLaunch: one API call; the captured kernels run back to back and carry its correlation."""

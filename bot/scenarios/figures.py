@@ -69,12 +69,14 @@ class RankActivity:
         compute, nccl, copies = rank_kernels(rank)
         n = len(compute)
         starts = np.fromiter(map(_START, compute), float, n)
+        durs = np.fromiter(map(_DUR, compute), float, n)
         order = np.argsort(starts, kind="stable")  # as sorted(key=start): ties keep their order
         self.compute_starts = starts[order]
-        self._compute_durs = np.fromiter(map(_DUR, compute), float, n)[order].tolist()
-        self.nccl_starts = np.sort(np.fromiter(map(_START, nccl), float, len(nccl)))
-        self.comp_bounds = _bounds(compute)
-        self.comm_bounds = _bounds(nccl)
+        self._compute_durs = durs[order].tolist()
+        nccl_starts = np.fromiter(map(_START, nccl), float, len(nccl))
+        self.nccl_starts = np.sort(nccl_starts)
+        self.comp_bounds = union_bounds(starts, starts + durs)  # _bounds(compute), from the arrays read above
+        self.comm_bounds = union_bounds(nccl_starts, nccl_starts + np.fromiter(map(_DUR, nccl), float, len(nccl)))
         self.copy_bounds = _bounds(copies)
 
     @property
@@ -148,9 +150,14 @@ def hta_view(rank: Rank | RankActivity, steps_kept: int, windows: list[Interval]
 
 def gpu_gaps(rank: Rank, window: Interval, min_us: float = 0.0) -> list[Interval]:
     """Idle stretches of the whole GPU (all streams) inside a window."""
+    return gpu_gaps_each(rank, [window], min_us)[0]
+
+
+def gpu_gaps_each(rank: Rank, windows: list[Interval], min_us: float = 0.0) -> list[list[Interval]]:
+    """`gpu_gaps` of each window, with the rank's kernels merged once."""
     compute, nccl, copies = rank_kernels(rank)
-    busy = clip(_intervals([*compute, *nccl, *copies]), *window)
-    return [g for g in gaps(busy, *window) if g[1] - g[0] >= min_us]
+    busy = _intervals([*compute, *nccl, *copies])
+    return [[g for g in gaps(clip(busy, *w), *w) if g[1] - g[0] >= min_us] for w in windows]
 
 
 def compute_stream_gaps(rank: Rank, window: Interval) -> list[Interval]:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
+from itertools import accumulate, repeat
 from operator import attrgetter
 
 import numpy as np
 
 from . import kernels as K
-from .intervals import union_arrays
+from .intervals import Bounds, union_bounds
 from .model import Category, Event, Rank, TrackKind
 from .pipeline import PipeOp, schedule
 from .pipeline_job import PipeJob
@@ -32,7 +33,8 @@ LAUNCH_LEAD_US = (60.0, 400.0)  # how far the host runs ahead of the GPU
 JITTER = 0.03
 
 Kernel = tuple[str, str, float, tuple[float, float, float] | None]  # name, metric kind, µs, own SM/tensor/DRAM levels
-_START, _DUR = attrgetter("start"), attrgetter("dur")
+_START, _DUR, _NAME = attrgetter("start"), attrgetter("dur"), attrgetter("name")
+_CORRELATION = attrgetter("correlation")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,9 +126,9 @@ class StageStats:
     kernels: list[float]  # compute kernels per step
 
 
-def _covered(merged: np.ndarray, lo: float, hi: float) -> float:
-    """Time inside [lo, hi) covered by disjoint sorted intervals (an n×2 array)."""
-    return float((np.clip(merged[:, 1], lo, hi) - np.clip(merged[:, 0], lo, hi)).sum())
+def _covered(merged: Bounds, lo: float, hi: float) -> float:
+    """Time inside [lo, hi) covered by disjoint sorted intervals (starts, ends)."""
+    return float((np.clip(merged[1], lo, hi) - np.clip(merged[0], lo, hi)).sum())
 
 
 def stage_stats(ranks: list[Rank], windows: list[tuple[float, float]]) -> StageStats:
@@ -138,18 +140,19 @@ def stage_stats(ranks: list[Rank], windows: list[tuple[float, float]]) -> StageS
         comp = rank.track(COMPUTE).events
         other = [e for t in rank.tracks_of(TrackKind.GPU_STREAM) if t.name != COMPUTE for e in t.events]
         starts = np.fromiter(map(_START, comp), float, len(comp))
-        ends = starts + np.fromiter(map(_DUR, comp), float, len(comp))
+        durs = np.fromiter(map(_DUR, comp), float, len(comp))
+        ends = starts + durs
         other_starts = np.fromiter(map(_START, other), float, len(other))
         other_ends = other_starts + np.fromiter(map(_DUR, other), float, len(other))
-        busy = np.array(union_arrays(np.concatenate((starts, other_starts)), np.concatenate((ends, other_ends))))
-        busy = busy.reshape(-1, 2)
-        merged = np.array(union_arrays(starts, ends)).reshape(-1, 2)
+        busy = union_bounds(np.concatenate((starts, other_starts)), np.concatenate((ends, other_ends)))
+        merged = union_bounds(starts, ends)
         compute.append(statistics.fmean(_covered(merged, a, b) for a, b in windows))
         idle.append(statistics.fmean(1.0 - _covered(busy, a, b) / (b - a) for a, b in windows))
         ordered = np.sort(starts)
         counts = [np.searchsorted(ordered, b) - np.searchsorted(ordered, a) for a, b in windows]
         kernels.append(float(np.mean(counts)))
-        flash.append(statistics.median(e.dur for e in comp if e.name == K.FLASH_FWD and lo <= e.start < hi))
+        is_flash = np.fromiter(map(K.FLASH_FWD.__eq__, map(_NAME, comp)), bool, len(comp))
+        flash.append(statistics.median(durs[is_flash & (starts >= lo) & (starts < hi)].tolist()))
     step = statistics.fmean(b - a for a, b in windows)
     return StageStats(step, compute, idle, flash, kernels)
 
@@ -238,20 +241,20 @@ def run_pipeline(
 def _fill(sim: RankSim, start: float, end: float, kernels: list[Kernel]) -> tuple[int, int]:
     """Kernels back to back from `start`, each a few percent off its share, scaled to end at `end` (the schedule
     fixed the span); returns the first and last correlation ids."""
-    jitter = sim.rng.uniform(1.0 - JITTER, 1.0 + JITTER, len(kernels)).tolist()
+    n = len(kernels)
+    jitter = sim.rng.uniform(1.0 - JITTER, 1.0 + JITTER, n).tolist()
     draws = [k[2] * j for k, j in zip(kernels, jitter, strict=True)]
-    scale = (end - start - KERNEL_GAP_US * len(kernels)) / sum(draws)
-    events = sim.streams[COMPUTE_STREAM].events
-    t = start
-    first = corr = 0
-    for (name, metric, _, levels), drawn in zip(kernels, draws, strict=True):
-        dur = drawn * scale
-        corr = sim.next_correlation()
-        first = first or corr
-        args = {"_levels": levels} if levels else None
-        events.append(Event(name, t, dur, Category.COMPUTE, corr, args, metric))
-        t += dur + KERNEL_GAP_US
-    return first, corr
+    scale = (end - start - KERNEL_GAP_US * n) / sum(draws)
+    durs = [d * scale for d in draws]
+    # each kernel starts where the previous one ended plus the gap: t += dur + gap, summed in the same order
+    starts = list(accumulate((d + KERNEL_GAP_US for d in durs[:-1]), initial=start))
+    first = sim.take_correlations(n)
+    names, metrics, levels = zip(*((k[0], k[1], k[3]) for k in kernels), strict=True)
+    args = [{"_levels": lv} if lv else None for lv in levels]
+    corrs = range(first, first + n)
+    events = map(Event, names, starts, durs, repeat(Category.COMPUTE), corrs, args, metrics)
+    sim.streams[COMPUTE_STREAM].events.extend(events)
+    return first, first + n - 1
 
 
 def _emit_op(sim: RankSim, op: PipeOp, kernels: list[Kernel], stages: int, job: PipeJob) -> tuple[str, int, int]:
@@ -269,23 +272,37 @@ def _emit_op(sim: RankSim, op: PipeOp, kernels: list[Kernel], stages: int, job: 
 def _with_launches(sim: RankSim, ranges: list[tuple[str, int, int]]) -> Rank:
     """Give every kernel a launch on the CUDA API row, ahead of it and in order, as a host thread would; then the
     NVTX ranges around the launches of each micro-batch's kernels."""
-    kernels = sorted((e for t in sim.streams.values() for e in t.events), key=lambda e: e.start)
+    kernels = sorted((e for t in sim.streams.values() for e in t.events), key=_START)
     costs = sim.rng.uniform(4.0, 8.0, len(kernels)).tolist()
     leads = sim.rng.uniform(*LAUNCH_LEAD_US, len(kernels)).tolist()
-    launches: dict[int, Event] = {}
-    api = sim.api.events
-    cursor = 0.0
-    for k, cost, lead in zip(kernels, costs, leads, strict=True):
-        start = min(max(cursor, k.start - lead), k.start - cost - 1.0)
-        launch = Event("cudaLaunchKernel", start, cost, Category.LAUNCH, k.correlation)
-        api.append(launch)
-        launches[k.correlation] = launch
-        cursor = start + cost
+    starts = _launch_starts(list(map(_START, kernels)), costs, leads)
+    correlations = list(map(_CORRELATION, kernels))
+    launches = map(Event, repeat("cudaLaunchKernel"), starts, costs, repeat(Category.LAUNCH), correlations)
+    sim.api.events.extend(launches)
+    at = dict(zip(correlations, range(len(kernels)), strict=True))  # a kernel's launch, by correlation id
     for name, first, last in ranges:
-        sim.annotate(name, launches[first].start, launches[last].end)
+        sim.annotate(name, starts[at[first]], starts[at[last]] + costs[at[last]])
     for track in (*sim.streams.values(), sim.nvtx):
-        track.events.sort(key=lambda e: e.start)
+        track.events.sort(key=_START)
     return sim.rank_model()
+
+
+def _launch_starts(kernel_starts: list[float], costs: list[float], leads: list[float]) -> list[float]:
+    """Each launch `lead` ahead of its kernel but not before the previous launch returned, and done at least 1 µs
+    before the kernel starts: min(max(cursor, start - lead), start - cost - 1), spelled out with max()/min()'s
+    choice on ties."""
+    out = []
+    cursor = 0.0
+    for at, cost, lead in zip(kernel_starts, costs, leads, strict=True):
+        start = at - lead
+        if not start > cursor:
+            start = cursor
+        latest = at - cost - 1.0
+        if latest < start:
+            start = latest
+        out.append(start)
+        cursor = start + cost
+    return out
 
 
 def even_work(job: PipeJob, slow: dict[int, float] | None = None) -> list[StageWork]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import gc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import import_module
 
@@ -51,7 +53,22 @@ def generate(signature_id: str, seed: int, difficulty: str = "medium") -> Scenar
         raise UnknownDifficultyError(difficulty)
     if not 0 <= seed <= MAX_SEED:
         raise ValueError(f"seed must be between 0 and {MAX_SEED}, got {seed}")
-    return info.generate(make_rng(signature_id, seed, difficulty), difficulty, seed)
+    with _collector_paused():
+        return info.generate(make_rng(signature_id, seed, difficulty), difficulty, seed)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """A drill allocates hundreds of thousands of events, none of them garbage until it is built, and the cyclic
+    collector would walk them all again at every full pass: pause it while building (cycles made meanwhile are
+    collected after). Left off if it was off at entry (a caller's choice, or another drill under way)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def generate_in_family(signature_id: str, family: str, seed: int, difficulty: str = "medium") -> Scenario:

@@ -116,6 +116,12 @@ class RankSim:
         self._correlation += 1
         return self._correlation
 
+    def take_correlations(self, n: int) -> int:
+        """`n` consecutive correlation ids, as `n` calls of next_correlation would give; returns the first."""
+        first = self._correlation + 1
+        self._correlation += n
+        return first
+
     def cpu_op(self, name: str, dur: float, category: Category = Category.CPU_OP) -> Event:
         ev = Event(name, self.cpu, dur, category)
         self.main.events.append(ev)
@@ -230,9 +236,7 @@ class RankSim:
                 start = 0.0
             gpu_events.append(Event(name, start, dur, compute, corr, dict(args) if args else None, kind))
             free = start + dur
-            queued.append(start)
-            if len(queued) > depth:
-                queued.popleft()
+            queued.append(start)  # at most `depth` long: one was popped above if it was full
             cpu += host_lo + host_w * x3
         u.i = i
         self.free[COMPUTE_STREAM] = free
@@ -271,18 +275,15 @@ class RankSim:
 
     def collective(self, name: str, xfer_us: float, nbytes: int, *, after: float | None = None) -> PendingCollective:
         """Launch a collective on the NCCL stream; it may start once the compute work before it is done."""
-        cost = self.u(*self.launch_us)
+        lo, hi = self.launch_us
+        cost = self.u(lo, hi)
         corr = self.next_correlation()
-        call = self._api("cudaLaunchKernel", cost, Category.LAUNCH, corr)
+        cpu = self.cpu  # _api(), inlined: data-parallel drills launch one collective per gradient bucket
+        self.api.events.append(Event("cudaLaunchKernel", cpu, cost, Category.LAUNCH, corr))
+        self.cpu = cpu + cost
         dep = self.free[COMPUTE_STREAM] if after is None else after
-        ready = max(call.end + 1.5, dep)
+        ready = max(cpu + cost + 1.5, dep)
         return PendingCollective(name, ready, xfer_us, corr, {"bytes": nbytes})
-
-    def place_collective(self, pending: PendingCollective, start: float, end: float) -> Event:
-        ev = Event(pending.name, start, end - start, Category.NCCL, pending.correlation, dict(pending.args), "nccl")
-        self.streams[NCCL_STREAM].events.append(ev)
-        self.free[NCCL_STREAM] = end
-        return ev
 
     def rank_model(self) -> Rank:
         tracks = [self.main, *self.workers, self.api, self.nvtx, *self.streams.values()]
@@ -296,12 +297,17 @@ def resolve_collectives(sims: list[RankSim], pendings: list[list[PendingCollecti
     (and its NCCL stream is free); the transfer begins once the last rank arrives. Returns the end times.
     """
     ends: list[float] = []
-    for k in range(len(pendings[0])):
-        starts = [max(p[k].ready, sim.free[NCCL_STREAM]) for sim, p in zip(sims, pendings, strict=True)]
-        end = max(starts) + pendings[0][k].xfer_us
-        for sim, p, start in zip(sims, pendings, starts, strict=True):
-            sim.place_collective(p[k], start, end)
+    streams = [sim.streams[NCCL_STREAM].events for sim in sims]
+    free = [sim.free[NCCL_STREAM] for sim in sims]  # after the first collective, its end on every rank
+    for column in zip(*pendings, strict=True):  # the k-th collective of every rank
+        starts = [max(p.ready, f) for p, f in zip(column, free, strict=True)]
+        end = max(starts) + column[0].xfer_us
+        for events, p, start in zip(streams, column, starts, strict=True):
+            events.append(Event(p.name, start, end - start, Category.NCCL, p.correlation, dict(p.args), "nccl"))
+        free = [end] * len(sims)
         ends.append(end)
+    for sim, f in zip(sims, free, strict=True):
+        sim.free[NCCL_STREAM] = f
     return ends
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from .common import TrainingSetup, by_difficulty, ms, pick, setup_figures
 from .dp import DPRun, run_dp
 from .families import draw_family_training, setup_context
-from .figures import api_calls_per_step, gpu_gaps, hta_view
+from .figures import api_calls_per_step, gpu_gaps_each, hta_view
 from .model import Annotation, Category, Context, Event
 from .sim import COMPUTE, CUDA_API
 from .training import Op, transformer_program
@@ -53,10 +53,10 @@ def run_stall(rng: np.random.Generator, difficulty: str, kind: str, family: str)
     api = run.ranks[0].track(CUDA_API).events
     category = Category.SYNC if kind == "sync" else Category.MALLOC
     calls = [e for e in api if e.category is category and w[0] <= e.start < w[1]]
-    gaps = gpu_gaps(run.ranks[0], w, min_us=300.0)
     # Holes counted over the steady steps (the first window's start is unknown to a reader), per step.
     steady = run.windows[0][1:]
-    all_gaps = [g for win in steady for g in gpu_gaps(run.ranks[0], win, min_us=300.0)]
+    gaps, *steady_gaps = gpu_gaps_each(run.ranks[0], [w, *steady], min_us=300.0)
+    all_gaps = [g for per_step in steady_gaps for g in per_step]
     stall_idle = sum(e - s for s, e in all_gaps) / len(steady)
     holes = len(all_gaps) / len(steady)
     per_call = api_calls_per_step(run.ranks[0], run.windows[0], category)
