@@ -214,7 +214,7 @@ def _span_kind(cat: str, name: str) -> tuple[int, Category]:
         if cat == "cpu_op" or cat == "python_function":
             is_loader = "DataLoader" in name or "dataloader" in name.lower()
             return _CPU, Category.DATALOADER if is_loader else Category.CPU_OP
-        return _DROP, Category.CPU_OP
+        return _DROP, Category.CPU_OP  # the category of a dropped span is never read
     if cat == "kernel" or cat == "gpu_memcpy" or cat == "gpu_memset":
         return _KERNEL, category
     return _RUNTIME, category
@@ -243,7 +243,9 @@ def _add_span(raw: RawRank, ev: dict[str, Any], name: str, spans: dict[tuple[str
         raw.kernel_streams.append(_int(args.get("stream", ev.get("tid"))))
     elif kind == _RUNTIME:
         args = ev.get("args")
-        raw.runtime.append(Event(name, ts, dur, category, _int(args.get("correlation") if args.__class__ is dict else None)))
+        raw.runtime.append(
+            Event(name, ts, dur, category, _int(args.get("correlation") if args.__class__ is dict else None))
+        )
     elif kind == _ANNOTATION:
         raw.annotations.append(Event(name, ts, dur, category))
     elif kind == _CPU and dur > 0:
@@ -262,9 +264,7 @@ def to_rank(raw: RawRank, t0: float) -> Rank:
         tracks.append(Track("python (main)", TrackKind.CPU_THREAD, shift(raw.cpu[main_tid])))
     for tid, events in raw.cpu.items():
         if tid != main_tid and any(e.category is Category.DATALOADER for e in events):
-            tracks.append(
-                Track(raw.thread_names.get(tid, f"thread {tid}")[:40], TrackKind.CPU_THREAD, shift(events))
-            )
+            tracks.append(Track(raw.thread_names.get(tid, f"thread {tid}")[:40], TrackKind.CPU_THREAD, shift(events)))
     tracks.append(Track("NVTX", TrackKind.ANNOTATION, shift(raw.annotations)))
     tracks.append(Track("CUDA API", TrackKind.CUDA_API, shift(raw.runtime)))
     streams: dict[int, list[Event]] = {}
