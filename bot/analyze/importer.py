@@ -162,8 +162,10 @@ def _int(value: Any) -> int:
 
 
 def _num(value: Any) -> float:
-    if value.__class__ is float:  # ijson's use_float gives floats and ints
+    if value.__class__ is float:  # ijson's use_float gives floats and ints (Kineto writes integer times)
         return value
+    if value.__class__ is int:
+        return float(value)
     return float(value) if isinstance(value, int | float) else float(str(value))
 
 
