@@ -91,9 +91,10 @@ def read_rank(path: Path, fallback_rank: int, max_events: int = MAX_EVENTS) -> R
     )
     seen = 0
     names: dict[str, str] = {}
-    categories: dict[tuple[str, str], Category | None] = {}
+    spans: dict[tuple[str, str], tuple[int, Category]] = {}
     try:
         with _open(path) as f:
+            # The phase dispatch is inlined (this loop runs for every event, most of them dropped flows).
             for ev in ijson.items(f, "traceEvents.item", use_float=True):
                 seen += 1
                 if seen > max_events:
@@ -101,7 +102,16 @@ def read_rank(path: Path, fallback_rank: int, max_events: int = MAX_EVENTS) -> R
                         f"{path.name}: more than {MAX_EVENTS:,} events in this trace "
                         "(profile a few steps: schedule(wait=1, warmup=1, active=3))"
                     )
-                _add(raw, ev, names, categories)
+                if ev.__class__ is not dict:  # ijson builds plain dicts
+                    continue
+                ph = ev.get("ph")
+                if ph == "X":
+                    if "ts" in ev:
+                        _add_span(raw, ev, _name(ev, names), spans)
+                elif ph == "C":
+                    _add_sample(raw, ev, _name(ev, names))
+                elif ph == "M":
+                    _add_metadata(raw, ev, _name(ev, names))
     except TraceLimitError as exc:
         raise TraceFileError(str(exc)) from exc
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
@@ -152,27 +162,14 @@ def _int(value: Any) -> int:
 
 
 def _num(value: Any) -> float:
-    if value.__class__ is float:  # ijson's use_float gives floats and ints
+    if value.__class__ is float:  # ijson's use_float gives floats and ints (Kineto writes integer times)
         return value
+    if value.__class__ is int:
+        return float(value)
     return float(value) if isinstance(value, int | float) else float(str(value))
 
 
 _NO_ARGS: dict[str, Any] = {}  # read only
-
-
-def _add(raw: RawRank, ev: Any, names: dict[str, str], categories: dict[tuple[str, str], Category | None]) -> None:
-    """One event into `raw`. Per event, so it does the least it can: only the three phases read get a name, each
-    distinct name is cleaned once (`names`) and each (cat, name) categorised once (`categories`)."""
-    if not isinstance(ev, dict):
-        return
-    ph = ev.get("ph")
-    if ph == "X":
-        if "ts" in ev:
-            _add_span(raw, ev, _name(ev, names), categories)
-    elif ph == "C":
-        _add_sample(raw, ev, _name(ev, names))
-    elif ph == "M":
-        _add_metadata(raw, ev, _name(ev, names))
 
 
 def _name(ev: dict[str, Any], names: dict[str, str]) -> str:
@@ -194,58 +191,87 @@ def _add_metadata(raw: RawRank, ev: dict[str, Any], name: str) -> None:
 
 def _add_sample(raw: RawRank, ev: dict[str, Any], name: str) -> None:
     sample = ev.get("args")
-    if isinstance(sample, dict) and sample:
+    if sample.__class__ is dict and sample:
+        samples = raw.counters.get(name)
+        if samples is None:  # made before the values are read: a bad sample still names its counter
+            samples = raw.counters[name] = []
+        ts = ev.get("ts", 0)
+        value = next(iter(sample.values()))
+        if ts.__class__ is float and value.__class__ is float:
+            samples.append((ts, value))
+            return
         with contextlib.suppress(TypeError, ValueError):
-            raw.counters.setdefault(name, []).append((_num(ev.get("ts", 0)), _num(next(iter(sample.values())))))
+            samples.append((_num(ts), _num(value)))
 
 
-def _add_span(raw: RawRank, ev: dict[str, Any], name: str, categories: dict[tuple[str, str], Category | None]) -> None:
+# What a span becomes, by (cat, name): decided once per pair, then one dict look-up per event.
+_DROP, _ANNOTATION, _CPU, _KERNEL, _RUNTIME = range(5)
+
+
+def _span_kind(cat: str, name: str) -> tuple[int, Category]:
+    category = _category(cat, name)
+    if category is None:
+        if cat == "user_annotation":
+            return _ANNOTATION, Category.STEP if name.startswith("ProfilerStep#") else Category.RANGE
+        if cat == "cpu_op" or cat == "python_function":
+            is_loader = "DataLoader" in name or "dataloader" in name.lower()
+            return _CPU, Category.DATALOADER if is_loader else Category.CPU_OP
+        return _DROP, Category.CPU_OP  # the category of a dropped span is never read
+    if cat == "kernel" or cat == "gpu_memcpy" or cat == "gpu_memset":
+        return _KERNEL, category
+    return _RUNTIME, category
+
+
+def _add_span(raw: RawRank, ev: dict[str, Any], name: str, spans: dict[tuple[str, str], tuple[int, Category]]) -> None:
     """A complete event ('X'): a kernel or copy, a runtime call, a user annotation or a CPU op; others dropped."""
-    try:
-        ts, dur = _num(ev["ts"]), _num(ev.get("dur", 0))
-    except (TypeError, ValueError):
-        return
+    ts = ev["ts"]
+    dur = ev.get("dur", 0)
+    if ts.__class__ is not float or dur.__class__ is not float:
+        try:
+            ts, dur = _num(ts), _num(dur)
+        except (TypeError, ValueError):
+            return
     cat = ev.get("cat", "")
     if cat.__class__ is not str:
         cat = str(cat)
-    given = ev.get("args")
-    args: dict[str, Any] = given if isinstance(given, dict) else _NO_ARGS
     key = (cat, name)
-    category = categories[key] if key in categories else categories.setdefault(key, _category(cat, name))
-    if category is None:
-        if cat == "user_annotation":
-            is_step = name.startswith("ProfilerStep#")
-            raw.annotations.append(Event(name, ts, dur, Category.STEP if is_step else Category.RANGE))
-        elif (cat == "cpu_op" or cat == "python_function") and dur > 0:
-            kind = Category.DATALOADER if "DataLoader" in name or "dataloader" in name.lower() else Category.CPU_OP
-            raw.cpu.setdefault(_int(ev.get("tid", 0)), []).append(Event(name, ts, dur, kind))
-    elif cat == "kernel" or cat == "gpu_memcpy" or cat == "gpu_memset":
+    found = spans.get(key)
+    kind, category = found if found is not None else spans.setdefault(key, _span_kind(cat, name))
+    if kind == _KERNEL:
+        args = ev.get("args")
+        if args.__class__ is not dict:
+            args = _NO_ARGS
         raw.kernels.append(Event(name, ts, dur, category, _int(args.get("correlation"))))
         raw.kernel_streams.append(_int(args.get("stream", ev.get("tid"))))
-    else:
-        raw.runtime.append(Event(name, ts, dur, category, _int(args.get("correlation"))))
+    elif kind == _RUNTIME:
+        args = ev.get("args")
+        raw.runtime.append(
+            Event(name, ts, dur, category, _int(args.get("correlation") if args.__class__ is dict else None))
+        )
+    elif kind == _ANNOTATION:
+        raw.annotations.append(Event(name, ts, dur, category))
+    elif kind == _CPU and dur > 0:
+        raw.cpu.setdefault(_int(ev.get("tid", 0)), []).append(Event(name, ts, dur, category))
 
 
 def to_rank(raw: RawRank, t0: float) -> Rank:
     """The trace model's Rank, times shifted so the whole profile starts at 0."""
 
-    def shift(e: Event) -> Event:
-        return Event(e.name, e.start - t0, e.dur, e.category, e.correlation, None, e.kind)
+    def shift(events: list[Event]) -> list[Event]:
+        return [Event(e.name, e.start - t0, e.dur, e.category, e.correlation, None, e.kind) for e in events]
 
     tracks: list[Track] = []
     main_tid = max(raw.cpu, key=lambda t: len(raw.cpu[t])) if raw.cpu else None
     if main_tid is not None:
-        tracks.append(Track("python (main)", TrackKind.CPU_THREAD, [shift(e) for e in raw.cpu[main_tid]]))
+        tracks.append(Track("python (main)", TrackKind.CPU_THREAD, shift(raw.cpu[main_tid])))
     for tid, events in raw.cpu.items():
         if tid != main_tid and any(e.category is Category.DATALOADER for e in events):
-            tracks.append(
-                Track(raw.thread_names.get(tid, f"thread {tid}")[:40], TrackKind.CPU_THREAD, [shift(e) for e in events])
-            )
-    tracks.append(Track("NVTX", TrackKind.ANNOTATION, [shift(e) for e in raw.annotations]))
-    tracks.append(Track("CUDA API", TrackKind.CUDA_API, [shift(e) for e in raw.runtime]))
+            tracks.append(Track(raw.thread_names.get(tid, f"thread {tid}")[:40], TrackKind.CPU_THREAD, shift(events)))
+    tracks.append(Track("NVTX", TrackKind.ANNOTATION, shift(raw.annotations)))
+    tracks.append(Track("CUDA API", TrackKind.CUDA_API, shift(raw.runtime)))
     streams: dict[int, list[Event]] = {}
     for e, s in zip(raw.kernels, raw.kernel_streams, strict=True):
-        streams.setdefault(s, []).append(shift(e))
+        streams.setdefault(s, []).append(Event(e.name, e.start - t0, e.dur, e.category, e.correlation, None, e.kind))
     for s in sorted(streams):
         events = sorted(streams[s], key=lambda e: e.start)
         kinds = [e.category for e in events]
