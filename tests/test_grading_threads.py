@@ -15,7 +15,7 @@ from bot.grading.corpus import load_rows
 from bot.grading.rulebook import clear_caches
 
 THREADS = 16
-SHARERS = 2  # each reply is graded by this many threads at once (the whole corpus: 3 grades a reply in all)
+SHARERS = 8  # thread k grades the replies i ≡ k (mod SHARERS): each reply by THREADS // SHARERS = 2 threads at once
 OLD_SET = Path(__file__).parent / "data" / "replies.jsonl"
 
 
@@ -47,7 +47,7 @@ def test_sixteen_threads_on_a_cold_cache_grade_exactly_like_one(fast_switching: 
     def work(k: int) -> None:
         try:
             start.wait()
-            # Each reply is graded by SHARERS threads at the same moment, so the same words are being stemmed and
+            # Each reply is graded by two threads at the same moment, so the same words are being stemmed and
             # corrected by several threads at once, and every reply is graded by some thread.
             out: dict[int, dict[str, object]] = {}
             for i in range(k % SHARERS, len(replies), SHARERS):
