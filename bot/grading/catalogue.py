@@ -9,12 +9,13 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .boundary import compile_hoisted
 from .evidence import Claims, denies, named_only_in_remedies, negated
 from .literals import Gated
-from .matcher import Reply
+from .matcher import Match, Reply
 from .polarity import QUESTION_BACK
 from .rulebook import CompiledRubric, RulePart
 
@@ -121,7 +122,7 @@ def _lists(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric], answer:
         or reply.told
         or any(t.branches)
         or t.claims.undecided > 0
-        or any(m.alternative for e in t.claims.evidence.values() for m in (e.first,))
+        or any(e.first.alternative for e in t.claims.evidence.values())
         or _list_like(answer)
         or len(_ITEM_MARK.findall(answer)) + len(_BULLET.findall(answer)) >= 2
         or _topical_enumeration(reply, rubrics)
@@ -141,12 +142,9 @@ def _topical_enumeration(reply: Reply, rubrics: dict[str, CompiledRubric]) -> bo
         if len(cuts) < ENUMERATION - 1:
             continue
         items: dict[int, set[str]] = {}  # per item (its index in the clause), the signatures found there
-        for s, comp in rubrics.items():
-            for part in (comp.signature, comp.measurement, comp.fix):
-                for m in reply.find(part):
-                    if m.positive and m.at[0] == k:
-                        item = bisect.bisect_right(cuts, clause.tokens[m.at[1]].start)
-                        items.setdefault(item, set()).add(s)
+        for s, m in _positive(reply, rubrics, "signature", "measurement", "fix"):
+            if m.at[0] == k:
+                items.setdefault(bisect.bisect_right(cuts, clause.tokens[m.at[1]].start), set()).add(s)
         if len(items) >= ENUMERATION - 1 and len(set().union(*items.values())) >= 2:
             return True
     return False
@@ -180,10 +178,9 @@ def _extras(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> boo
     chosen = t.claims.committed_to or t.claims.named
     own: dict[int, list[int]] = {}  # per clause, where the verdict's own fixes start
     other: dict[int, list[int]] = {}  # … and where other signatures' fixes start
-    for s, comp in rubrics.items():
-        for m in reply.find(comp.fix):
-            if m.positive and m.at[0] >= start:
-                (own if s == chosen else other).setdefault(m.at[0], []).append(m.clause.tokens[m.at[1]].start)
+    for s, m in _positive(reply, rubrics, "fix"):
+        if m.at[0] >= start:
+            (own if s == chosen else other).setdefault(m.at[0], []).append(m.clause.tokens[m.at[1]].start)
     extras = 0
     for k in range(start, len(clauses)):
         text = clauses[k].text
@@ -281,9 +278,8 @@ def _shared_odds(reply: Reply, rubrics: dict[str, CompiledRubric]) -> int:
             continue
         given = {
             s
-            for s, comp in rubrics.items()
-            for m in reply.find(comp.signature)
-            if m.positive and m.at[0] == k and _item_has_odds(text, clause.tokens[m.at[1]].start, share)
+            for s, m in _positive(reply, rubrics, "signature")
+            if m.at[0] == k and _item_has_odds(text, clause.tokens[m.at[1]].start, share)
         }
         if len(given) >= 2 or (given and _NETWORK.search(text)):
             found = k
@@ -452,10 +448,8 @@ def _fix_menu(reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
     """One clause lists ENUMERATION or more items, among them fixes of two or more signatures, each in words of its
     own (the items outside the ten count towards the length: "gc.freeze, bigger KV pool, more replicas")."""
     by_clause: dict[int, set[str]] = {}
-    for s, comp in rubrics.items():
-        for m in reply.find(comp.fix):
-            if m.positive:
-                by_clause.setdefault(m.at[0], set()).add(s)
+    for s, m in _positive(reply, rubrics, "fix"):
+        by_clause.setdefault(m.at[0], set()).add(s)
     return any(
         len(sigs) >= 2
         and len(_ITEM_SEPARATOR.split(reply.clauses[k].text)) >= ENUMERATION
@@ -477,6 +471,15 @@ def _topics(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, claim
         real = {s for s in elsewhere | {committed_to} if s in rubrics}
         elsewhere = (_distinct_topics(reply, rubrics, real) | (elsewhere & {NETWORK})) - {committed_to}
     return _Topics(claims, measured, fixed, elsewhere, (fix_branches, check_branches), len(answer.split()))
+
+
+def _positive(reply: Reply, rubrics: dict[str, CompiledRubric], *parts: str) -> Iterator[tuple[str, Match]]:
+    """Each signature's positive matches of these parts of its rubric ("signature", "measurement", "fix")."""
+    for s, comp in rubrics.items():
+        for part in parts:
+            for m in reply.find(getattr(comp, part)):
+                if m.positive:
+                    yield s, m
 
 
 def _offered(reply: Reply, parts: dict[str, RulePart]) -> tuple[frozenset[str], bool]:
