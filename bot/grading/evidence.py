@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .boundary import compile_hoisted
 from .matcher import Match, Reply
-from .polarity import HEDGE, RHETORICAL, SELF_CORRECTION
+from .polarity import HEDGE, RHETORICAL, SAME_BRANCH, SELF_CORRECTION
 from .rulebook import CompiledRubric
 from .wordgate import WordGate, words
 
@@ -187,10 +187,7 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
 
 
 # "if so", "if confirmed" confirm the one diagnosis; they open no other branch
-_BRANCH = re.compile(
-    r"(?:^|[,;]\s*)\W*(?:(?:if|when|unless)\b(?! (?:so|confirmed|verified|that'?s (?:it|confirmed|the case))\b)"
-    r"|otherwise\b|else\b)"
-)
+_BRANCH = re.compile(r"(?:^|[,;]\s*)\W*(?:(?:if|when|unless)\b" + SAME_BRANCH + r"|otherwise\b|else\b)")
 BRANCHES = 2  # "if …, it's X …, if not …": a diagnosis offered as one branch of two
 
 

@@ -112,6 +112,9 @@ _MEASURE_CONTEXT_BEFORE = compile_hoisted(
     # "per-rank times for stragglers", "clocks for throttling": a measurement and what it would catch
     r"|\b(?:times?|timings?|counts?|clocks?|traces?|stats|metrics|numbers|checks?) for (?:the |a |any )?$"
 )
+# After "if", what carries on with the branch already taken rather than opening another ("if so", "if confirmed",
+# "if it does"): the branch readers in evidence.py and scorer.py share it
+SAME_BRANCH = r"(?! (?:so|confirmed|verified|that'?s (?:it|confirmed|the case)|it does|it is|yes)\b)"
 # A question framed by a negation: "isn't the all-reduce just running after backward?", "wasn't that the allocator?"
 _NEGATIVE_QUESTION = re.compile(
     r"\W*(?:(?:so|but|and|hmm+|wait|ok|okay|um+)\W+)?(?:isn'?t|aren'?t|wasn'?t|weren'?t|doesn'?t|don'?t|didn'?t"

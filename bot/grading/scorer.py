@@ -17,7 +17,7 @@ from .catalogue import is_catalogue
 from .evidence import Claims, read_claims
 from .matcher import Match, Reply
 from .model import Grade, PartResult
-from .polarity import on_guess
+from .polarity import SAME_BRANCH, on_guess
 from .rubric import PART_WEIGHTS, Rubric
 from .rulebook import CompiledRubric, compiled
 from .text import quantities
@@ -145,9 +145,7 @@ _NONE = _Weighing(False, frozenset())
 # A second branch: "if they don't, it's host jitter", "otherwise count the kernels", "if they're all equal, …"
 # ("if so", "if confirmed" carry on with the same branch)
 _BRANCHES = re.compile(
-    r"\b(?:if|when|unless)\b(?! (?:so|confirmed|verified|that'?s the case|it does|it is|yes)\b).*"
-    r"\b(?:if|when|unless)\b(?! (?:so|confirmed|verified|that'?s the case|it does|it is|yes)\b)"
-    r"|\botherwise\b|\bor else\b",
+    r"\b(?:if|when|unless)\b" + SAME_BRANCH + r".*\b(?:if|when|unless)\b" + SAME_BRANCH + r"|\botherwise\b|\bor else\b",
     re.DOTALL,
 )
 
