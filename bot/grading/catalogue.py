@@ -101,6 +101,7 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
         or _rivals_left_standing(t, reply, rubrics)
         or _fixes_everything(t, reply, rubrics)
         or _one_of_many(t, reply, rubrics)
+        or _unnamed_alternatives(t, reply, rubrics)
         or _odds_split(t, reply, rubrics)
         or _rule_out_plan(t, reply, rubrics)
         or _extras(t, reply, rubrics)
@@ -308,6 +309,36 @@ def _one_of_many(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -
         if not any(len(_OR.findall(text)) >= ENUMERATION - 2 for text in texts):
             return False
     return bool(t.measured | t.fixed)
+
+
+# A clause that offers possibilities: "it's either …", "could be …", "one of …"
+_POSSIBLE = Gated(
+    re.compile(r"\b(?:either|could be|might be|may be|can be|possibly|perhaps|maybe|one of|suspects?|candidates?)\b")
+)
+
+
+def _unnamed_alternatives(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """Shape (b) when the causes are in words the rubrics do not read as a signature (misspelt, business words,
+    causes outside the ten: "its either the refill thing or kv cash full or batch too big or launch overhed", "it
+    could be a network slowdown, a bad GPU, a config change, or an overlap regression"): no diagnosis named or
+    committed to, one clause offers four or more items as alternatives, and the checks and fixes then reach two or
+    more problems (the fabric counts), with no "if it's X, do A" branch. Two causes with their remedies are a hedge;
+    one cause with its remedies is not a list."""
+    claims = t.claims
+    if claims.committed_to is not None or claims.named is not None or any(t.branches):
+        return False
+    real = {s for s in t.measured | t.fixed if s in rubrics}
+    if len(real | (t.elsewhere & {NETWORK})) < 2:
+        return False  # the common case, decided before looking at the clauses
+    if len(_distinct_topics(reply, rubrics, real) | (t.elsewhere & {NETWORK})) < 2:
+        return False
+    for c in reply.clauses:
+        if " or " not in c.text or (offer := _POSSIBLE.search(c.text)) is None:
+            continue
+        offered = c.text[offer.end() :]  # what the clause offers: "could be A, B, C or D"
+        if " or " in offered and len(_ITEM_SEPARATOR.split(offered)) >= ENUMERATION:
+            return True
+    return False
 
 
 def _standing_rivals(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric], chosen: str | None) -> set[str]:

@@ -46,9 +46,15 @@ def _compounds() -> tuple[Fold, ...]:
                         any_of = required_any(p)
                         if any_of is not None and (any_of == (trigger,) or len(min(any_of, key=len)) < 2):
                             any_of = None  # the trigger already says it, or one letter, which nearly every text holds
-                        folds.append((re.compile(fast), f" {token} ", trigger, any_of, needed_words(p)))
+                        needs = needed_words(p) or needed_words(_LOOKAROUND.sub("(?:", p))
+                        folds.append((re.compile(fast), f" {token} ", trigger, any_of, needs))
                 _FOLDS.append(tuple(folds))
     return _FOLDS[0]
+
+
+# A positive lookahead or lookbehind ("(?=", "(?<="): the words it needs are in the text whenever the pattern matches,
+# though not in the match, so they gate the text as well (a pattern that folds only a number before "kernels")
+_LOOKAROUND = re.compile(r"(?<!\\)\(\?<?=")
 
 
 def _required_literal(pattern: str) -> str | None:

@@ -180,10 +180,20 @@ def _rival_clauses(reply: Reply, target: CompiledRubric, signature: str) -> froz
     return frozenset(rivals)
 
 
+# The branches meet: "either way the fix is on that rank", "whichever it is, drain the node", "in both cases …" — the
+# check or fix said there holds on every branch, so it is not one branch's
+_EITHER_WAY = re.compile(
+    r"^\W*(?:either way|whichever it is|whichever one it is|in both cases|in either case|both ways)\b"
+    r"|[;,]\s*(?:either way|whichever it is|in both cases|in either case)\b"
+)
+
+
 def _tentative(m: Match, weighs: _Weighing) -> bool:
     """A check or fix offered without conviction, or as one branch among several diagnoses ("if it's X, do A",
     "either X or Y — ncu will tell", "either count the NCCL kernels or compare per-rank times"); "bump the
     micro-batch or fuse", between two remedies of one diagnosis, is a choice, not a doubt."""
+    if not m.hedged and not m.conditional and _EITHER_WAY.search(m.clause.text):
+        return False
     return (
         m.hedged
         or (weighs.branching and (m.conditional or m.alternative))
