@@ -23,6 +23,11 @@ def pytest_configure(config: pytest.Config) -> None:
     gc.set_threshold(200_000, 50, 1000)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest tests first (a stable sort): a worker that drew one near the end would finish alone."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 def pytest_report_header(config: pytest.Config) -> str:
     from .dbs import postgres_url
 

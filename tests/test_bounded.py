@@ -60,6 +60,7 @@ def run_cli_measured(*args: str) -> tuple[int, list[str], float, int]:
     return int(code), [line for line in lines if line.strip()], float(seconds), int(peak)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize(
     ("maker", "reason"), [(deep_nesting, "nested deeper than 64"), (many_events, "more than 2,000,000 events")]
 )

@@ -4,6 +4,8 @@ when every workload belonged to one signature."""
 
 from __future__ import annotations
 
+import pytest
+
 from bot.scenarios.families import HOSTS, LLM, PIPELINE, RECSYS, VISION, context_guess_bound, pair_guess_bound
 from bot.scenarios.ids import TWINS
 from bot.scenarios.leakage import TWIN_PAIRS, NaiveBayes, context_words, scores
@@ -16,6 +18,7 @@ from bot.scenarios.registry import generate
 TRAIN, TEST = range(0, 8), range(5000, 5004)
 
 
+@pytest.mark.long
 def test_context_alone_cannot_pick_between_twins_and_rarely_names_the_signature() -> None:
     got = scores(TRAIN, TEST)
     for pair in ("straggler/unoverlapped_allreduce", "sync_stall/alloc_stall", "healthy/memory_bound_kernel"):

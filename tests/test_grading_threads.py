@@ -34,6 +34,7 @@ def fast_switching() -> Iterator[None]:
     sys.setswitchinterval(before)
 
 
+@pytest.mark.long
 def test_sixteen_threads_on_a_cold_cache_grade_exactly_like_one(fast_switching: None) -> None:
     replies = _replies()
     clear_caches()

@@ -149,6 +149,7 @@ def test_the_physics_holds(signature: str) -> None:
             assert is_pipeline(s.trace)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("signature", SIGNATURES)
 def test_the_reader_names_each_from_the_exported_files(signature: str) -> None:
     for difficulty in DIFFICULTIES:

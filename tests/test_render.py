@@ -153,6 +153,7 @@ def test_cache_draws_each_picture_once() -> None:
     assert cache.renders == 3
 
 
+@pytest.mark.long
 def test_concurrent_renders_are_byte_identical_to_serial_ones() -> None:
     """Text state belongs to one picture and one thread: pictures drawn at once on several threads, sharing one
     renderer, come out exactly as when drawn one by one."""

@@ -162,6 +162,7 @@ def _jobs(db: Database) -> dict[str, float]:
         return {str(i): float(t) for i, t in c.execute(text("SELECT id, next_run_time FROM apscheduler_jobs"))}
 
 
+@pytest.mark.long
 async def test_a_follower_s_schedule_and_drill_take_effect_and_the_drill_is_revealed_on_time(
     pg: tuple[Database, str], api: FakeSlackAPI, spawn: Callable[[str], Any]
 ) -> None:
@@ -200,6 +201,7 @@ async def test_a_follower_s_schedule_and_drill_take_effect_and_the_drill_is_reve
     assert len(_reveal_posts(api)) == 1, "revealed once"
 
 
+@pytest.mark.long
 async def test_a_leader_that_loses_its_lock_stops_within_a_poll_and_a_hung_leader_is_replaced(
     pg: tuple[Database, str], api: FakeSlackAPI, spawn: Callable[[str], Any]
 ) -> None:
