@@ -37,6 +37,8 @@ _NEGATION_BEFORE = compile_hoisted(
     r"|(?:\b(?:isn'?t|is not|aren'?t|are not|wasn'?t|was not|neither)|\b(?:it'?s|that'?s|this is|it is) not)"
     r"\s+(?:a |an |the )?[\w-]+(?:\s[\w-]+)?\s+(?:or|nor)\s+"
     r"(?:a |an |the )?$"
+    # "no stray syncs or mallocs", "without gaps or syncs": one "no" over a short list joined by "or"
+    r"|\b(?:no|without|zero)\s+(?:[\w-]+\s+){1,2}(?:or|nor)\s+(?:a |an |the |any )?$"
     r"|\bnothing\s+$"  # "sitting after backward with nothing overlapping": the state is denied
     # "I considered the allocator and a host sync": a weighing verb sets both candidates aside, not just the first
     r"|\b(?:considered|thought about|wondered about|weighed|ruled out|excluded)\s+(?:a |an |the )?[\w-]+"
@@ -155,7 +157,12 @@ _TENTATIVE = re.compile(
     r"to be sure|before (?:saying|committing)|i reckon|reckon|my hunch|hunch is|gut (?:says|feeling)|i feel like|"
     r"feels like|i wonder (?:if|whether)|not 100 ?%|not entirely sure|not certain|could be wrong|"
     r"haven'?t (?:verified|checked|confirmed)|not verified|hold it loosely|"
-    r"i'?m not certain|might|may be)\b"
+    r"i'?m not certain|might|may be"
+    # a diagnosis held as a working hypothesis, in a status update or a ticket: "we think", "leading theory is",
+    # "Suspicion: …", "(not confirmed)", "we likely have …"
+    r"|we\s+think|(?:leading|working|current|main|initial) (?:theory|hypothesis|suspicion)|suspicion|hypothesis"
+    r"|not (?:yet )?(?:confirmed|proven)|unconfirmed|(?:we|i|it) (?:most )?likely|(?:most )?likely (?:a|an|the|it'?s)"
+    r")\b"
 )
 # A check or fix offered without conviction ("cuda graphs might help", "could try more workers"): ½ for that part,
 # but it does not make a diagnosis in the same clause tentative.
@@ -277,7 +284,8 @@ _HEDGE_LEAD = compile_hoisted(
     r"^\W*(?:(?:though|although|but|and|so|well|um|uh)\W+)*(?:i )?(?:suspect|think|guess|believe|reckon"
     r"|(?:i'?m |i am )?(?:not (?:sure|certain|100 ?%|entirely sure|positive)|unsure)"
     r"|(?:i )?(?:might|could|may) be wrong|my guess is|(?:i )?can'?t be (?:sure|certain)|hard to say"
-    r"|don'?t quote me|probably|maybe|perhaps|possibly)\W*$"
+    r"|don'?t quote me|probably|maybe|perhaps|possibly"
+    r"|(?:my |our |the )?(?:leading |working |current |initial |main )?(?:theory|hypothesis|suspicion))\W*$"
 )
 # A list item after the match carries its own condition ("num_workers up, pin_memory, and DALI if it's image decode"):
 # the items before it are not conditional.
