@@ -136,7 +136,8 @@ _HEDGE_PATTERN = re.compile(
     r"|(?:might|could) (?:also |just |well |easily )?be"
     r"|hard to (?:say|tell)"
     r"|can'?t tell|i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|some kind of"
-    r"|one of(?! (?:the |our |them\b)?(?:ranks?|gpus?|nodes?|workers?|cards?|boxes|hosts?|devices?)\b))\b"
+    r"|one of(?! (?:the |our |them\b)?(?:\d+ |two |four |eight |sixteen |thirty-two |sixty-four )?"
+    r"(?:ranks?|gpus?|nodes?|workers?|cards?|boxes|hosts?|devices?|machines?|servers?)\b))\b"
     r"|\beither\b.{0,80}\bor\b"
     r"|\?\)?\s*$|🤔|🤷"  # "launch overhead in decode (CUDA graphs on?)" asks too
 )
