@@ -335,8 +335,12 @@ DENIED_BY_NEXT = re.compile(
 # The next clause, all of it, hedges this one: "… isn't overlapping, though I'm not certain" (not "not sure about
 # the fix", which hedges what follows).
 HEDGED_BY_NEXT = re.compile(
-    r"^\W*(?:i'?m |i am )?(?:not (?:certain|sure|100 ?%|entirely sure|confident|positive)|could be wrong|might be wrong"
+    r"^\W*(?:i'?m |i am )?(?:not (?:certain|sure|100 ?%(?: (?:sure|certain|confident))?|entirely sure|confident|positive"
+    r"|convinced|fully convinced)|could be wrong|might be wrong"
     r"|don'?t quote me|don'?t hold me to (?:it|that)"
+    # "…, though I'd not swear to it", "but I wouldn't bet on it", "don't take my word for it"
+    r"|(?:(?:i )?(?:wouldn'?t|would not|won'?t|couldn'?t|can'?t)|i'?d not) (?:swear (?:to|by)|bet (?:on|my \w+ on)) (?:it|that|this)"
+    r"|don'?t take my word for (?:it|that)"
     r"|unverified|just a guess|only a guess|a guess)(?: (?:yet|tho|though|of (?:it|that)))?\W*$"
     r"|^\W*i'?d (?:want|need|like) (?:to see )?[^.;]{0,40}\bfirst\W*$"  # "…, but I'd want the request log first"
     r"|^\W*(?:but )?(?:i )?(?:haven'?t|have not|didn'?t|did not) (?:actually )?"  # "…, but I haven't done it"
