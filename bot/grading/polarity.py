@@ -28,6 +28,9 @@ _NEGATION_BEFORE = compile_hoisted(
     r"|\btempts? (?:you|one|us|me|people)\b"  # "… tempts you to tune NCCL" (not "I'm tempted to say X")
     r"|(?<!nothing )(?<!nothing's )(?<!nothings )(?<!nothing is )\bwrong\b"  # "nothing wrong in …" denies nothing
     r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b"
+    # the look-alike named as a foil: "the twin here is allocator stall, and the tell is …"
+    r"|\b(?:the|its|a) (?:twin|look-?alike|doppelganger|decoy|usual confusion)(?: here| to rule out| to watch for)?"
+    r" (?:is|would be|being|=)\b"
     r"|\b(?:looked|checked|asked myself) (?:at |into )?(?:whether|if)\b"  # "I looked at whether it's X, but …"
     r"|\b(?:someone|somebody|people|others|folks)(?: \w+)? (?:said|says|suggested|claimed|thought|blamed|recommend\w*"
     r"|(?:will|would|might) (?:tell|say|suggest))\b"
@@ -462,7 +465,7 @@ UNDECIDED = Gated(_UNDECIDED_PATTERN)  # searched only in a clause holding one o
 _NEGATION_KEYWORD = re.compile(
     r"\b(?:not|no|nothing|zero|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
     r"|dismiss\w*|first|about|going|almost|would|been|thinking|made|had|got|tempt\w*|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
-    r"|looked|checked|asked|tell|recommend\w*"
+    r"|looked|checked|asked|tell|recommend\w*|twin|look-?alike|lookalike|doppelganger|decoy|confusion"
     r"|claimed|blamed)\b|n't\b"
 )
 _EXONERATION_KEYWORD = re.compile(
