@@ -166,6 +166,8 @@ _TENTATIVE = re.compile(
     # "Suspicion: …", "(not confirmed)", "we likely have …"
     r"|we\s+think|(?:leading|working|current|main|initial) (?:theory|hypothesis|suspicion)|suspicion|hypothesis"
     r"|not (?:yet )?(?:confirmed|proven)|unconfirmed|(?:we|i|it) (?:most )?likely|(?:most )?likely (?:a|an|the|it'?s)"
+    # "X may no longer be overlapping", "I'd like someone to double-check before we act on it"
+    r"|may (?:no longer|not|have|well)|(?:like|want|need) (?:someone |somebody |a second pair of eyes )?to double[\s-]?check"
     r")\b"
 )
 # A check or fix offered without conviction ("cuda graphs might help", "could try more workers"): ½ for that part,
@@ -346,6 +348,9 @@ HEDGED_BY_NEXT = re.compile(
     r"|don'?t take my word for (?:it|that)"
     r"|unverified|just a guess|only a guess|a guess)(?: (?:yet|tho|though|of (?:it|that)))?\W*$"
     r"|^\W*i'?d (?:want|need|like) (?:to see )?[^.;]{0,40}\bfirst\W*$"  # "…, but I'd want the request log first"
+    # "…, though I'd like someone to double-check", "but I want a second pair of eyes to double-check it"
+    r"|^\W*(?:but |though |although )?(?:i'?d |i would |we'?d |i )?(?:want|need|like) (?:someone |somebody "
+    r"|a second pair of eyes )?to double[\s-]?check\b[^.;]{0,40}$"
     r"|^\W*(?:but )?(?:i )?(?:haven'?t|have not|didn'?t|did not) (?:actually )?"  # "…, but I haven't done it"
     r"(?:done|run|tried|checked|verified|measured|counted) (?:it|that|this)(?: yet)?\W*$"
 )
@@ -506,7 +511,7 @@ _DOUBT_OPENS = re.compile(
 )
 # one of these is in every DENIED_BY_NEXT match ("no" also finds "nope")
 _DENIED_WORDS = ("not", "no", "none", "out", "luck", "apply", "resist", "n't", "trust", "ignore")
-_HEDGED_WORDS = ("not", "wrong", "quote", "verified", "guess", "first", "n't")  # … and in every HEDGED_BY_NEXT match
+_HEDGED_WORDS = ("not", "wrong", "quote", "verified", "guess", "first", "n't", "double")  # … and in every HEDGED_BY_NEXT match
 
 
 class ClauseReading:
