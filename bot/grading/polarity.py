@@ -373,6 +373,8 @@ def _asking(text: str) -> bool:
     return bool(QUESTION_BACK.search(text) or _PROPOSES_STEP.search(text))
 
 
+# A question that spells out the one before it ("…? like the DDP hooks stopped firing?", "…? i.e. the reducer?")
+_ELABORATES = re.compile(r"\W*(?:like|i\.?e\.?|e\.?g\.?|as in|meaning|because|since|'?cause)\b")
 # A question that suggests a fix or a check: "have you tried torch.compile?", "what about more workers?"
 _SUGGESTS = re.compile(
     r"\W*(?:(?:and|so|also|but)\W+)?(?:have you tried|did you try|what about|how about|why not|could you try"
@@ -579,9 +581,15 @@ class ClauseReading:
         )
         # "prefill HOL blocking? KV preemption? launch-bound decode?": a run of questions offers alternatives
         # ("maybe HOL blocking? can you pull the request log?" offers one candidate and asks for something)
+        # ("isn't the all-reduce after backward? like the hooks stopped firing?" elaborates one candidate)
         self._question_run = clause.text.endswith("?") and (
-            (lead is not None and lead.text.endswith("?") and not _asking(lead.text))
-            or (after.endswith("?") and not _asking(after))
+            (
+                lead is not None
+                and lead.text.endswith("?")
+                and not _asking(lead.text)
+                and not _ELABORATES.match(clause.text)
+            )
+            or (after.endswith("?") and not _asking(after) and not _ELABORATES.match(after))
         )
         self._hedged_by_next = any(w in head for w in _HEDGED_WORDS) and bool(HEDGED_BY_NEXT.search(after))
         self._held_by_next = held  # a later clause holds the verdict back ("… before calling it clean")
