@@ -167,7 +167,8 @@ _TENTATIVE = re.compile(
     r"|we\s+think|(?:leading|working|current|main|initial) (?:theory|hypothesis|suspicion)|suspicion|hypothesis"
     r"|not (?:yet )?(?:confirmed|proven)|unconfirmed|(?:we|i|it) (?:most )?likely|(?:most )?likely (?:a|an|the|it'?s)"
     # "X may no longer be overlapping", "I'd like someone to double-check before we act on it"
-    r"|may (?:no longer|not|have|well)|(?:like|want|need) (?:someone |somebody |a second pair of eyes )?to double[\s-]?check"
+    r"|may (?:no longer|not|have|well)"
+    r"|(?:like|want|need) (?:someone |somebody |a second pair of eyes )?to double[\s-]?check"
     r")\b"
 )
 # A check or fix offered without conviction ("cuda graphs might help", "could try more workers"): ½ for that part,
@@ -340,11 +341,12 @@ DENIED_BY_NEXT = re.compile(
 # The next clause, all of it, hedges this one: "… isn't overlapping, though I'm not certain" (not "not sure about
 # the fix", which hedges what follows).
 HEDGED_BY_NEXT = re.compile(
-    r"^\W*(?:i'?m |i am )?(?:not (?:certain|sure|100 ?%(?: (?:sure|certain|confident))?|entirely sure|confident|positive"
-    r"|convinced|fully convinced)|could be wrong|might be wrong"
+    r"^\W*(?:i'?m |i am )?(?:not (?:certain|sure|100 ?%(?: (?:sure|certain|confident))?|entirely sure|confident"
+    r"|positive|convinced|fully convinced)|could be wrong|might be wrong"
     r"|don'?t quote me|don'?t hold me to (?:it|that)"
     # "…, though I'd not swear to it", "but I wouldn't bet on it", "don't take my word for it"
-    r"|(?:(?:i )?(?:wouldn'?t|would not|won'?t|couldn'?t|can'?t)|i'?d not) (?:swear (?:to|by)|bet (?:on|my \w+ on)) (?:it|that|this)"
+    r"|(?:(?:i )?(?:wouldn'?t|would not|won'?t|couldn'?t|can'?t)|i'?d not)"
+    r" (?:swear (?:to|by)|bet (?:on|my \w+ on)) (?:it|that|this)"
     r"|don'?t take my word for (?:it|that)"
     r"|unverified|just a guess|only a guess|a guess)(?: (?:yet|tho|though|of (?:it|that)))?\W*$"
     r"|^\W*i'?d (?:want|need|like) (?:to see )?[^.;]{0,40}\bfirst\W*$"  # "…, but I'd want the request log first"
@@ -513,7 +515,16 @@ _DOUBT_OPENS = re.compile(
 )
 # one of these is in every DENIED_BY_NEXT match ("no" also finds "nope")
 _DENIED_WORDS = ("not", "no", "none", "out", "luck", "apply", "resist", "n't", "trust", "ignore")
-_HEDGED_WORDS = ("not", "wrong", "quote", "verified", "guess", "first", "n't", "double")  # … and in every HEDGED_BY_NEXT match
+_HEDGED_WORDS = (
+    "not",
+    "wrong",
+    "quote",
+    "verified",
+    "guess",
+    "first",
+    "n't",
+    "double",
+)  # … and in every HEDGED_BY_NEXT match
 
 
 class ClauseReading:
