@@ -377,6 +377,12 @@ def _asking(text: str) -> bool:
 
 # A question that spells out the one before it ("…? like the DDP hooks stopped firing?", "…? i.e. the reducer?")
 _ELABORATES = re.compile(r"\W*(?:like|i\.?e\.?|e\.?g\.?|as in|meaning|because|since|'?cause)\b")
+# A question that proposes a step ("…? maybe swap that card?", "…? try more workers?"): not one more candidate
+_REMEDY_QUESTION = re.compile(
+    r"\W*(?:(?:so|then|and|maybe|perhaps|just)\W+){0,2}(?:try|swap|drain|cordon|bump|raise|increase|lower|reduce|set"
+    r"|add|use|turn|enable|disable|remove|drop|replace|move|switch|rebalance|chunk|capture|log|run|check|time|count"
+    r"|compare|plot|look|replaceit|removeit)\b"
+)
 # A question that suggests a fix or a check: "have you tried torch.compile?", "what about more workers?"
 _SUGGESTS = re.compile(
     r"\W*(?:(?:and|so|also|but)\W+)?(?:have you tried|did you try|what about|how about|why not|could you try"
@@ -599,8 +605,14 @@ class ClauseReading:
                 and lead.text.endswith("?")
                 and not _asking(lead.text)
                 and not _ELABORATES.match(clause.text)
+                and not _REMEDY_QUESTION.match(lead.text)
             )
-            or (after.endswith("?") and not _asking(after) and not _ELABORATES.match(after))
+            or (
+                after.endswith("?")
+                and not _asking(after)
+                and not _ELABORATES.match(after)
+                and not _REMEDY_QUESTION.match(after)
+            )
         )
         self._hedged_by_next = any(w in head for w in _HEDGED_WORDS) and bool(HEDGED_BY_NEXT.search(after))
         self._held_by_next = held  # a later clause holds the verdict back ("… before calling it clean")
