@@ -168,6 +168,9 @@ _TENTATIVE = re.compile(
     r"|not (?:yet )?(?:confirmed|proven)|unconfirmed|(?:we|i|it) (?:most )?likely|(?:most )?likely (?:a|an|the|it'?s)"
     # "X may no longer be overlapping", "I'd like someone to double-check before we act on it"
     r"|may (?:no longer|not|have|well)"
+    # "working assumption", "best guess", "I'd lean towards", "smells like", "to be confirmed", "(TBC)"
+    r"|working assumption|tentative(?:ly)?|best guess|lean(?:ing)? (?:towards?|to)|smells like"
+    r"|pending confirmation|to be confirmed|tbc"
     r"|(?:like|want|need) (?:someone |somebody |a second pair of eyes )?to double[\s-]?check"
     r")\b"
 )
@@ -292,7 +295,9 @@ _HEDGE_LEAD = compile_hoisted(
     r"|(?:i'?m |i am )?(?:not (?:sure|certain|100 ?%|entirely sure|positive)|unsure)"
     r"|(?:i )?(?:might|could|may) be wrong|my guess is|(?:i )?can'?t be (?:sure|certain)|hard to say"
     r"|don'?t quote me|probably|maybe|perhaps|possibly"
-    r"|(?:my |our |the )?(?:leading |working |current |initial |main )?(?:theory|hypothesis|suspicion))\W*$"
+    r"|(?:my |our |the )?(?:leading |working |current |initial |main )?(?:theory|hypothesis|suspicion|assumption)"
+    r"|(?:my |our |the )?best guess|tentatively|pending confirmation)"
+    r"(?: (?:for now|so far|right now|at the moment|at this point))?\W*$"
 )
 # A list item after the match carries its own condition ("num_workers up, pin_memory, and DALI if it's image decode"):
 # the items before it are not conditional.
@@ -334,6 +339,9 @@ DENIED_BY_NEXT = re.compile(
     r" (?:it|them|that|those)"
     r"|ignore (?:it|them|that|those)"
     r"|(?:and |but )?(?:i )?(?:found|saw|see|there(?:'s| is| are)) (?:none|nothing|no sign) of (?:them|those|these|it)"
+    # "… picket-fence launches, exposed comm, API-bar-then-gap, | and I can't find any of them"
+    r"|(?:and |but )?(?:i )?(?:can'?t|cannot|couldn'?t|could not|didn'?t|did not|don'?t|do not) (?:find|see|spot)"
+    r" (?:any|one|either) of (?:them|those|these|it)"
     r"|none of (?:them|those|these) (?:is|are|apply|applies|show|shows|fit|fits|hold)"
     r"|(?:so |which means )?(?:the first two|both|those|these|all three|all of them) (?:are|is)"
     r" (?:out|ruled out|excluded))\b"
@@ -348,7 +356,8 @@ HEDGED_BY_NEXT = re.compile(
     r"|(?:(?:i )?(?:wouldn'?t|would not|won'?t|couldn'?t|can'?t)|i'?d not)"
     r" (?:swear (?:to|by)|bet (?:on|my \w+ on)) (?:it|that|this)"
     r"|don'?t take my word for (?:it|that)"
-    r"|unverified|just a guess|only a guess|a guess)(?: (?:yet|tho|though|of (?:it|that)))?\W*$"
+    r"|unverified|just a guess|only a guess|a guess|to be confirmed|tbc|pending confirmation)"
+    r"(?: (?:yet|tho|though|of (?:it|that)))?\W*$"
     r"|^\W*i'?d (?:want|need|like) (?:to see )?[^.;]{0,40}\bfirst\W*$"  # "…, but I'd want the request log first"
     # "…, though I'd like someone to double-check", "but I want a second pair of eyes to double-check it"
     r"|^\W*(?:but |though |although )?(?:i'?d |i would |we'?d |i )?(?:want|need|like) (?:someone |somebody "
@@ -520,7 +529,7 @@ _DOUBT_OPENS = re.compile(
     r"(?:maybe|perhaps|possibly|probably|i think|i guess|i suspect|could be|might be)\b"
 )
 # one of these is in every DENIED_BY_NEXT match ("no" also finds "nope")
-_DENIED_WORDS = ("not", "no", "none", "out", "luck", "apply", "resist", "n't", "trust", "ignore")
+_DENIED_WORDS = ("not", "no", "none", "out", "luck", "apply", "resist", "n't", "trust", "ignore", "cannot")
 _HEDGED_WORDS = (
     "not",
     "wrong",
@@ -530,6 +539,8 @@ _HEDGED_WORDS = (
     "first",
     "n't",
     "double",
+    "confirm",
+    "tbc",
 )  # … and in every HEDGED_BY_NEXT match
 
 
