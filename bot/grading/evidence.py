@@ -283,6 +283,12 @@ def _retract(evidence: dict[str, Evidence], kept: frozenset[str] | None) -> dict
     return evidence if kept is None else {s: e for s, e in evidence.items() if s in kept}
 
 
+# Signatures whose verdict is itself their remedy: "nothing to fix at the timeline level", "what's left is inside the
+# kernels" say the trace is healthy and what to do about it at once, so with several diagnoses in play these words
+# still name it (a slow rank's "drain the node" names no straggler).
+VERDICT_IS_REMEDY = frozenset({"healthy"})
+
+
 def named_only_in_remedies(reply: Reply, rubrics: dict[str, CompiledRubric], claims: Claims) -> bool:
     """Every diagnosis the reply names is only the object of one of its own checks or fixes ("more dataloader
     workers", "time next()"): the reply names remedies, not a diagnosis."""
@@ -367,7 +373,7 @@ def _evidence(
     `skip_tools`, words that only name one of its checks or fixes do not count as naming it."""
     out: dict[str, Evidence] = {}
     for sig, comp in rubrics.items():
-        tools = _tool_words(reply, comp) if skip_tools else {}
+        tools = _tool_words(reply, comp) if skip_tools and sig not in VERDICT_IS_REMEDY else {}
         for m in reply.find(comp.signature):
             if not m.positive or (skip_tools and any(m.span <= span for span in tools.get(m.at[0], ()))):
                 continue

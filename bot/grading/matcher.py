@@ -57,6 +57,10 @@ class Match(NamedTuple):  # a tuple, not a frozen dataclass: a reply makes a doz
         return q if len(q) <= 160 else q[:157].rstrip() + "…"
 
 
+# A conclusion drawn with a hedge after an arrow: "→ probably launch overhead?", "=> maybe the allocator"
+_HEDGED_CONCLUSION = re.compile(r"\W*(?:so\W+)?(?:probably|prob|maybe|perhaps|possibly|likely|might be|could be)\b")
+
+
 @dataclass(slots=True)
 class Reply:
     text: str  # cleaned, lower case
@@ -184,7 +188,15 @@ class Reply:
 
     def _hedged_by_lead(self, number: int) -> bool:
         """A bare hedge leads this clause in its sentence ("I suspect — | though I'm not sure — | that the GEMMs are
-        bandwidth-bound"; "I might be wrong, | but it rather looks | as though …"), past at most one short clause."""
+        bandwidth-bound"; "I might be wrong, | but it rather looks | as though …"), past at most one short clause; or
+        an arrow carries this clause on to a conclusion drawn with a hedge ("picket fence on the GPU row → | probably
+        launch overhead?"): what it describes is only as sure as that conclusion."""
+        if (
+            number + 1 < len(self.clauses)
+            and self._arrow_after(self.clauses[number])
+            and _HEDGED_CONCLUSION.match(self.clauses[number + 1].text)
+        ):
+            return True
         for k in (number - 1, number - 2):
             if k < 0:
                 return False

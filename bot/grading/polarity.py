@@ -28,6 +28,9 @@ _NEGATION_BEFORE = compile_hoisted(
     r"|\btempts? (?:you|one|us|me|people)\b"  # "… tempts you to tune NCCL" (not "I'm tempted to say X")
     r"|(?<!nothing )(?<!nothing's )(?<!nothings )(?<!nothing is )\bwrong\b"  # "nothing wrong in …" denies nothing
     r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b"
+    # the look-alike named as a foil: "the twin here is allocator stall, and the tell is …"
+    r"|\b(?:the|its|a) (?:twin|look-?alike|doppelganger|decoy|usual confusion)(?: here| to rule out| to watch for)?"
+    r" (?:is|would be|being|=)\b"
     r"|\b(?:looked|checked|asked myself) (?:at |into )?(?:whether|if)\b"  # "I looked at whether it's X, but …"
     r"|\b(?:someone|somebody|people|others|folks)(?: \w+)? (?:said|says|suggested|claimed|thought|blamed|recommend\w*"
     r"|(?:will|would|might) (?:tell|say|suggest))\b"
@@ -37,6 +40,8 @@ _NEGATION_BEFORE = compile_hoisted(
     r"|(?:\b(?:isn'?t|is not|aren'?t|are not|wasn'?t|was not|neither|no)|\b(?:it'?s|that'?s|this is|it is) not)"
     r"\s+(?:a |an |the )?[\w-]+(?:\s[\w-]+)?\s+(?:or|nor)\s+"
     r"(?:a |an |the )?$"
+    # "no stray syncs or mallocs", "without gaps or syncs": one "no" over a short list joined by "or"
+    r"|\b(?:no|without|zero)\s+(?:[\w-]+\s+){1,2}(?:or|nor)\s+(?:a |an |the |any )?$"
     r"|\bnothing\s+$"  # "sitting after backward with nothing overlapping": the state is denied
     # "I considered the allocator and a host sync": a weighing verb sets both candidates aside, not just the first
     r"|\b(?:considered|thought about|wondered about|weighed|ruled out|excluded)\s+(?:a |an |the )?[\w-]+"
@@ -134,7 +139,8 @@ _HEDGE_PATTERN = re.compile(
     r"|(?:might|could) (?:also |just |well |easily )?be"
     r"|hard to (?:say|tell)"
     r"|can'?t tell|i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|some kind of"
-    r"|one of(?! (?:the |our |them\b)?(?:ranks?|gpus?|nodes?|workers?|cards?|boxes|hosts?|devices?)\b))\b"
+    r"|one of(?! (?:the |our |them\b)?(?:\d+ |two |four |eight |sixteen |thirty-two |sixty-four )?"
+    r"(?:ranks?|gpus?|nodes?|workers?|cards?|boxes|hosts?|devices?|machines?|servers?)\b))\b"
     r"|\beither\b.{0,80}\bor\b"
     r"|\?\)?\s*$|🤔|🤷"  # "launch overhead in decode (CUDA graphs on?)" asks too
 )
@@ -155,7 +161,18 @@ _TENTATIVE = re.compile(
     r"to be sure|before (?:saying|committing)|i reckon|reckon|my hunch|hunch is|gut (?:says|feeling)|i feel like|"
     r"feels like|i wonder (?:if|whether)|not 100 ?%|not entirely sure|not certain|could be wrong|"
     r"haven'?t (?:verified|checked|confirmed)|not verified|hold it loosely|"
-    r"i'?m not certain|might|may be)\b"
+    r"i'?m not certain|might|may be"
+    # a diagnosis held as a working hypothesis, in a status update or a ticket: "we think", "leading theory is",
+    # "Suspicion: …", "(not confirmed)", "we likely have …"
+    r"|we\s+think|(?:leading|working|current|main|initial) (?:theory|hypothesis|suspicion)|suspicion|hypothesis"
+    r"|not (?:yet )?(?:confirmed|proven)|unconfirmed|(?:we|i|it) (?:most )?likely|(?:most )?likely (?:a|an|the|it'?s)"
+    # "X may no longer be overlapping", "I'd like someone to double-check before we act on it"
+    r"|may (?:no longer|not|have|well)"
+    # "working assumption", "best guess", "I'd lean towards", "smells like", "to be confirmed", "(TBC)"
+    r"|working assumption|tentative(?:ly)?|best guess|lean(?:ing)? (?:towards?|to)|smells like"
+    r"|pending confirmation|to be confirmed|tbc"
+    r"|(?:like|want|need) (?:someone |somebody |a second pair of eyes )?to double[\s-]?check"
+    r")\b"
 )
 # A check or fix offered without conviction ("cuda graphs might help", "could try more workers"): ½ for that part,
 # but it does not make a diagnosis in the same clause tentative.
@@ -277,7 +294,10 @@ _HEDGE_LEAD = compile_hoisted(
     r"^\W*(?:(?:though|although|but|and|so|well|um|uh)\W+)*(?:i )?(?:suspect|think|guess|believe|reckon"
     r"|(?:i'?m |i am )?(?:not (?:sure|certain|100 ?%|entirely sure|positive)|unsure)"
     r"|(?:i )?(?:might|could|may) be wrong|my guess is|(?:i )?can'?t be (?:sure|certain)|hard to say"
-    r"|don'?t quote me|probably|maybe|perhaps|possibly)\W*$"
+    r"|don'?t quote me|probably|maybe|perhaps|possibly"
+    r"|(?:my |our |the )?(?:leading |working |current |initial |main )?(?:theory|hypothesis|suspicion|assumption)"
+    r"|(?:my |our |the )?best guess|tentatively|pending confirmation)"
+    r"(?: (?:for now|so far|right now|at the moment|at this point))?\W*$"
 )
 # A list item after the match carries its own condition ("num_workers up, pin_memory, and DALI if it's image decode"):
 # the items before it are not conditional.
@@ -319,6 +339,9 @@ DENIED_BY_NEXT = re.compile(
     r" (?:it|them|that|those)"
     r"|ignore (?:it|them|that|those)"
     r"|(?:and |but )?(?:i )?(?:found|saw|see|there(?:'s| is| are)) (?:none|nothing|no sign) of (?:them|those|these|it)"
+    # "… picket-fence launches, exposed comm, API-bar-then-gap, | and I can't find any of them"
+    r"|(?:and |but )?(?:i )?(?:can'?t|cannot|couldn'?t|could not|didn'?t|did not|don'?t|do not) (?:find|see|spot)"
+    r" (?:any|one|either) of (?:them|those|these|it)"
     r"|none of (?:them|those|these) (?:is|are|apply|applies|show|shows|fit|fits|hold)"
     r"|(?:so |which means )?(?:the first two|both|those|these|all three|all of them) (?:are|is)"
     r" (?:out|ruled out|excluded))\b"
@@ -326,10 +349,19 @@ DENIED_BY_NEXT = re.compile(
 # The next clause, all of it, hedges this one: "… isn't overlapping, though I'm not certain" (not "not sure about
 # the fix", which hedges what follows).
 HEDGED_BY_NEXT = re.compile(
-    r"^\W*(?:i'?m |i am )?(?:not (?:certain|sure|100 ?%|entirely sure|confident|positive)|could be wrong|might be wrong"
+    r"^\W*(?:i'?m |i am )?(?:not (?:certain|sure|100 ?%(?: (?:sure|certain|confident))?|entirely sure|confident"
+    r"|positive|convinced|fully convinced)|could be wrong|might be wrong"
     r"|don'?t quote me|don'?t hold me to (?:it|that)"
-    r"|unverified|just a guess|only a guess|a guess)(?: (?:yet|tho|though|of (?:it|that)))?\W*$"
+    # "…, though I'd not swear to it", "but I wouldn't bet on it", "don't take my word for it"
+    r"|(?:(?:i )?(?:wouldn'?t|would not|won'?t|couldn'?t|can'?t)|i'?d not)"
+    r" (?:swear (?:to|by)|bet (?:on|my \w+ on)) (?:it|that|this)"
+    r"|don'?t take my word for (?:it|that)"
+    r"|unverified|just a guess|only a guess|a guess|to be confirmed|tbc|pending confirmation)"
+    r"(?: (?:yet|tho|though|of (?:it|that)))?\W*$"
     r"|^\W*i'?d (?:want|need|like) (?:to see )?[^.;]{0,40}\bfirst\W*$"  # "…, but I'd want the request log first"
+    # "…, though I'd like someone to double-check", "but I want a second pair of eyes to double-check it"
+    r"|^\W*(?:but |though |although )?(?:i'?d |i would |we'?d |i )?(?:want|need|like) (?:someone |somebody "
+    r"|a second pair of eyes )?to double[\s-]?check\b[^.;]{0,40}$"
     r"|^\W*(?:but )?(?:i )?(?:haven'?t|have not|didn'?t|did not) (?:actually )?"  # "…, but I haven't done it"
     r"(?:done|run|tried|checked|verified|measured|counted) (?:it|that|this)(?: yet)?\W*$"
 )
@@ -352,6 +384,14 @@ def _asking(text: str) -> bool:
     return bool(QUESTION_BACK.search(text) or _PROPOSES_STEP.search(text))
 
 
+# A question that spells out the one before it ("…? like the DDP hooks stopped firing?", "…? i.e. the reducer?")
+_ELABORATES = re.compile(r"\W*(?:like|i\.?e\.?|e\.?g\.?|as in|meaning|because|since|'?cause)\b")
+# A question that proposes a step ("…? maybe swap that card?", "…? try more workers?"): not one more candidate
+_REMEDY_QUESTION = re.compile(
+    r"\W*(?:(?:so|then|and|maybe|perhaps|just)\W+){0,2}(?:try|swap|drain|cordon|bump|raise|increase|lower|reduce|set"
+    r"|add|use|turn|enable|disable|remove|drop|replace|move|switch|rebalance|chunk|capture|log|run|check|time|count"
+    r"|compare|plot|look|replaceit|removeit)\b"
+)
 # A question that suggests a fix or a check: "have you tried torch.compile?", "what about more workers?"
 _SUGGESTS = re.compile(
     r"\W*(?:(?:and|so|also|but)\W+)?(?:have you tried|did you try|what about|how about|why not|could you try"
@@ -449,7 +489,7 @@ UNDECIDED = Gated(_UNDECIDED_PATTERN)  # searched only in a clause holding one o
 _NEGATION_KEYWORD = re.compile(
     r"\b(?:not|no|nothing|zero|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
     r"|dismiss\w*|first|about|going|almost|would|been|thinking|made|had|got|tempt\w*|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
-    r"|looked|checked|asked|tell|recommend\w*"
+    r"|looked|checked|asked|tell|recommend\w*|twin|look-?alike|lookalike|doppelganger|decoy|confusion"
     r"|claimed|blamed)\b|n't\b"
 )
 _EXONERATION_KEYWORD = re.compile(
@@ -489,8 +529,19 @@ _DOUBT_OPENS = re.compile(
     r"(?:maybe|perhaps|possibly|probably|i think|i guess|i suspect|could be|might be)\b"
 )
 # one of these is in every DENIED_BY_NEXT match ("no" also finds "nope")
-_DENIED_WORDS = ("not", "no", "none", "out", "luck", "apply", "resist", "n't", "trust", "ignore")
-_HEDGED_WORDS = ("not", "wrong", "quote", "verified", "guess", "first", "n't")  # … and in every HEDGED_BY_NEXT match
+_DENIED_WORDS = ("not", "no", "none", "out", "luck", "apply", "resist", "n't", "trust", "ignore", "cannot")
+_HEDGED_WORDS = (
+    "not",
+    "wrong",
+    "quote",
+    "verified",
+    "guess",
+    "first",
+    "n't",
+    "double",
+    "confirm",
+    "tbc",
+)  # … and in every HEDGED_BY_NEXT match
 
 
 class ClauseReading:
@@ -558,9 +609,21 @@ class ClauseReading:
         )
         # "prefill HOL blocking? KV preemption? launch-bound decode?": a run of questions offers alternatives
         # ("maybe HOL blocking? can you pull the request log?" offers one candidate and asks for something)
+        # ("isn't the all-reduce after backward? like the hooks stopped firing?" elaborates one candidate)
         self._question_run = clause.text.endswith("?") and (
-            (lead is not None and lead.text.endswith("?") and not _asking(lead.text))
-            or (after.endswith("?") and not _asking(after))
+            (
+                lead is not None
+                and lead.text.endswith("?")
+                and not _asking(lead.text)
+                and not _ELABORATES.match(clause.text)
+                and not _REMEDY_QUESTION.match(lead.text)
+            )
+            or (
+                after.endswith("?")
+                and not _asking(after)
+                and not _ELABORATES.match(after)
+                and not _REMEDY_QUESTION.match(after)
+            )
         )
         self._hedged_by_next = any(w in head for w in _HEDGED_WORDS) and bool(HEDGED_BY_NEXT.search(after))
         self._held_by_next = held  # a later clause holds the verdict back ("… before calling it clean")
