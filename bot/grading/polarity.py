@@ -36,8 +36,8 @@ _NEGATION_BEFORE = compile_hoisted(
     r"|(?:will|would|might) (?:tell|say|suggest))\b"
     r"|\b(?:someone|somebody)(?:'s| is) (?:about|going) to (?:suggest|say|propose|tell you)\b)"
     r"(?:[^\w.;,→]+(?!or\b|and\b|nor\b)[\w'-]+){0,4}[^\w.;,→]*$"  # ≤ 4 words between negation and match, no "or"
-    # "this isn't launch-bound or a host sync", "no stray syncs or mallocs": one denial over both
-    r"|(?:\b(?:isn'?t|is not|aren'?t|are not|wasn'?t|was not|neither|no)|\b(?:it'?s|that'?s|this is|it is) not)"
+    # "this isn't launch-bound or a host sync": one denial over both
+    r"|(?:\b(?:isn'?t|is not|aren'?t|are not|wasn'?t|was not|neither)|\b(?:it'?s|that'?s|this is|it is) not)"
     r"\s+(?:a |an |the )?[\w-]+(?:\s[\w-]+)?\s+(?:or|nor)\s+"
     r"(?:a |an |the )?$"
     # "no stray syncs or mallocs", "without gaps or syncs": one "no" over a short list joined by "or"
