@@ -32,7 +32,7 @@ from .test_physics import check_rates, kernels_per_step
 from .test_scenario_properties import check_scenario
 
 SIGNATURES = ("pipeline_bubbles", "healthy", "straggler", "memory_bound_kernel")
-SEEDS = range(820_000, 820_003)
+SEEDS = range(820_000, 820_002)  # every check walks both; the reader reads the second, the word check the first
 _TITLE = re.compile(r"^(32|64)×.+ · (34B dense|70B dense|175B GPT-style) · LLM pre-training$")
 _PARALLELISM = re.compile(r"^(4|8)-stage pipeline \(1F1B\) × TP=8 \(traces: one rank per stage\)$")
 _MODEL = re.compile(r"^(34B dense|70B dense|175B GPT-style), BF16, AdamW$")
@@ -167,7 +167,7 @@ def test_the_reader_names_each_from_the_exported_files(signature: str) -> None:
 @pytest.mark.parametrize("signature", SIGNATURES)
 def test_no_label_or_word_names_the_answer_and_reveal_numbers_are_figures(signature: str) -> None:
     for difficulty in DIFFICULTIES:
-        s = drill(signature, SEEDS[2], difficulty)
+        s = drill(signature, SEEDS[0], difficulty)
         told = " ".join([s.context.title, *s.context.lines()]).lower()
         assert not [w for w in words_for(signature) if w in told]
         with tempfile.TemporaryDirectory() as tmp:
