@@ -309,3 +309,14 @@ def test_wheel_ships_migrations_and_db_upgrade_works_from_it(tmp_path: Path) -> 
     with sqlite3.connect(db_file) as conn:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert {"alembic_version", "drills", "attempts"} <= tables
+    # The grader's data files ship too: the vocabulary and the rubrics, read from the installed package.
+    graded = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "grade", "--signature", "straggler", "one rank is slow"],
+        env=env,
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert graded.returncode == 0, graded.stdout + graded.stderr
+    assert json.loads(graded.stdout)["signature"] == 1.0
