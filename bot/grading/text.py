@@ -19,7 +19,8 @@ from .wordgate import needed_words, words
 _LOCAL = threading.local()
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
+    """The Snowball English stem of one lower-case word (thread-safe)."""
     stemmer = getattr(_LOCAL, "stemmer", None)
     if stemmer is None:
         stemmer = _LOCAL.stemmer = snowballstemmer.stemmer("english")
@@ -198,8 +199,8 @@ def canonical(word: str) -> str:
         return "not"
     if any(ch.isdigit() for ch in word):
         return word
-    stem = _stem(word)
-    return aliases.get(stem, stem)
+    stemmed = stem(word)
+    return aliases.get(stemmed, stemmed)
 
 
 # Between clauses while folding them all at once: no compound spelling can match across it.
