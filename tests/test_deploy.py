@@ -285,38 +285,24 @@ def test_wheel_ships_migrations_and_db_upgrade_works_from_it(tmp_path: Path) -> 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "PYTHONPATH": str(site)}
+
+    def installed(*args: str) -> subprocess.CompletedProcess[str]:
+        """Python run outside the source tree, importing bot only from the unpacked wheel."""
+        return subprocess.run(
+            [sys.executable, *args], env=env, cwd=elsewhere, capture_output=True, text=True, timeout=120
+        )
+
     db_file = elsewhere / "fresh.sqlite3"
-    run = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "db", "upgrade", "--database-url", f"sqlite:///{db_file}"],
-        env=env,
-        cwd=elsewhere,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    run = installed("-m", "bot.cli", "db", "upgrade", "--database-url", f"sqlite:///{db_file}")
     assert run.returncode == 0, run.stdout + run.stderr
-    probe = subprocess.run(
-        [sys.executable, "-c", "import bot.store.migrate as m; print(m.migrations_dir())"],
-        env=env,
-        cwd=elsewhere,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    probe = installed("-c", "import bot.store.migrate as m; print(m.migrations_dir())")
     assert probe.stdout.strip().startswith(str(site))
     import sqlite3
 
     with sqlite3.connect(db_file) as conn:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert {"alembic_version", "drills", "attempts"} <= tables
-    # The grader's data files ship too: the vocabulary and the rubrics, read from the installed package.
-    graded = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "grade", "--signature", "straggler", "one rank is slow"],
-        env=env,
-        cwd=elsewhere,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    # The grader's data files ship too (vocabulary, rubrics, wording model), read from the installed package.
+    graded = installed("-m", "bot.cli", "grade", "--signature", "straggler", "one rank is slow")
     assert graded.returncode == 0, graded.stdout + graded.stderr
     assert json.loads(graded.stdout)["signature"] == 1.0
