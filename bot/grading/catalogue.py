@@ -396,8 +396,7 @@ def _symptom_map(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric], a
     rows = [
         ln
         for ln in answer.splitlines()
-        if (len(_ARROW.findall(ln)) >= 2 or re.search(r"\?\s*(?:→|->|=>|⇒)", ln))
-        and not _FINDING.search(ln.lower())
+        if (len(_ARROW.findall(ln)) >= 2 or re.search(r"\?\s*(?:→|->|=>|⇒)", ln)) and not _FINDING.search(ln.lower())
     ]
     if len(rows) < MAP_LINES or any(e.asserted_in for e in t.claims.evidence.values()):
         return False
