@@ -375,6 +375,8 @@ def _cause_list(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) ->
         items = [item for item in _CAUSE_SEPARATOR.split(text) if item.strip()]
         if len(items) < ENUMERATION - 1 or any(len(item.split()) > LIST_ITEM_WORDS for item in items):
             continue
+        if negated(text):
+            continue  # "it's a straggler, not broken overlap or a slow fabric": rivals ruled out, not listed
         headed = k > 0 and clauses[k - 1].colon and _CAUSES_HEAD.search(clauses[k - 1].text)
         if headed or (" or " in text and len(names) + bool(_NETWORK.search(text)) >= 2):
             return True
