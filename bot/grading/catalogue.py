@@ -27,6 +27,7 @@ HEADED_CATALOGUE_WORDS_PER_TOPIC = 10  # committed replies that weigh others use
 CHECKLIST_TOPICS = 4  # a list whose items check or fix this many signatures, each in its own words, is a checklist
 ENUMERATION = 4  # "X, Y, Z or W": a sentence of this many items is a list
 RIVAL_WORDS_PER_TOPIC = 30  # rivals left standing with remedies, at fewer words than this per topic, are a list
+LIST_ITEM_WORDS = 6  # an item of a list of causes is a name ("a slow/throttled GPU"), not a sentence
 
 _NETWORK_PATTERN = re.compile(
     r"\bnccl_(?!debug\b)[a-z_]+|\bibstat\b|\bnccl-tests\b|\bnetwork\b(?! file| storage| drive| share| disk| mount)"
@@ -105,6 +106,8 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
         or _odds_split(t, reply, rubrics)
         or _rule_out_plan(t, reply, rubrics)
         or _extras(t, reply, rubrics)
+        or _cause_list(t, reply, rubrics)
+        or _symptom_map(t, reply, rubrics, answer)
     )
 
 
@@ -339,6 +342,68 @@ def _unnamed_alternatives(t: _Topics, reply: Reply, rubrics: dict[str, CompiledR
         if " or " in offered and len(_ITEM_SEPARATOR.split(offered)) >= ENUMERATION:
             return True
     return False
+
+
+# A heading over a list of causes: "suspected causes:", "several well-documented causes:", "the usual culprits are …"
+_CAUSES_HEAD = Gated(
+    re.compile(
+        r"\b(?:causes|culprits|suspects|candidates|possibilities|hypothes[ei]s|explanations|contributors|sources|origins)\b"
+    )
+)
+
+
+def _cause_list(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """A list of causes with no verdict: one clause is a run of three or more short items (a few words each), under a
+    heading of causes ("suspected causes: network congestion, a slow GPU, DDP buckets, data skew"; "… has several
+    causes: …") or offered as alternatives ("allocator, KV thrash, or a sync": two diagnoses, or one and the fabric,
+    among them); no diagnosis is asserted anywhere, no "if it's X, do A" branch; and the checks and fixes reach two
+    or more problems (the fabric counts), each in words of its own. Two candidates with a branch each are a hedge; a
+    cause list under a verdict ("it's a straggler; causes: throttling, power cap, a bad link") is one problem's."""
+    claims = t.claims
+    if not t.named or any(t.branches) or any(e.asserted_in or e.outright for e in claims.evidence.values()):
+        return False
+    real = {s for s in t.measured | t.fixed if s in rubrics}
+    fabric = t.elsewhere & {NETWORK}
+    if len(real | fabric) < 2 or len(_distinct_topics(reply, rubrics, real) | fabric) < 2:
+        return False
+    named_in: dict[int, set[str]] = {}
+    for s, m in _positive(reply, rubrics, "signature"):
+        named_in.setdefault(m.at[0], set()).add(s)
+    clauses = reply.clauses
+    for k, names in named_in.items():
+        text = clauses[k].text
+        items = [item for item in _CAUSE_SEPARATOR.split(text) if item.strip()]
+        if len(items) < ENUMERATION - 1 or any(len(item.split()) > LIST_ITEM_WORDS for item in items):
+            continue
+        if negated(text):
+            continue  # "it's a straggler, not broken overlap or a slow fabric": rivals ruled out, not listed
+        headed = k > 0 and clauses[k - 1].colon and _CAUSES_HEAD.search(clauses[k - 1].text)
+        if headed or (" or " in text and len(names) + bool(_NETWORK.search(text)) >= 2):
+            return True
+    return False
+
+
+_CAUSE_SEPARATOR = re.compile(r",(?!\d{3})|\s+or\s+|\s+(?:and also|plus|\+|&)\s+")  # "cudaMalloc/cudaFree" is one item
+_ARROW = re.compile(r"→|->|=>|⇒")
+MAP_LINES = 3  # "symptom? → cause → fix" on this many lines, over as many signatures, is a lookup table
+
+
+def _symptom_map(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric], answer: str) -> bool:
+    """A lookup table from symptoms to causes and fixes ("idle at step start? → input pipeline → more workers",
+    one line per signature), never applied to this trace: three or more lines that each map (a question before an
+    arrow, or two arrows) without reporting a finding, three or more diagnoses named, none asserted, and remedies for
+    two or more of them. A reply that walks its own trace line by line reports what each line found."""
+    if len(_ARROW.findall(answer)) < MAP_LINES or len(t.named) < MAP_LINES:
+        return False
+    rows = [
+        ln
+        for ln in answer.splitlines()
+        if (len(_ARROW.findall(ln)) >= 2 or re.search(r"\?\s*(?:→|->|=>|⇒)", ln)) and not _FINDING.search(ln.lower())
+    ]
+    if len(rows) < MAP_LINES or any(e.asserted_in for e in t.claims.evidence.values()):
+        return False
+    real = {s for s in t.measured | t.fixed if s in rubrics}
+    return len(_distinct_topics(reply, rubrics, real) & t.named) >= 2
 
 
 def _standing_rivals(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric], chosen: str | None) -> set[str]:
