@@ -6,6 +6,8 @@ STAMP_RUN := $(VENV)/.installed-run
 STAMP_DEV := $(VENV)/.installed-dev
 UV_VERSION := 0.13.9
 UV := $(BIN)/uv
+# The machine's trust store, as pip uses it (uv's bundled roots miss a registry proxy's or a company's CA).
+UV_PIP := $(UV) pip --system-certs
 
 .PHONY: demo test lint bench clean lock
 
@@ -19,18 +21,18 @@ $(UV): | $(BIN)/python
 
 # Dependencies come from the hash-pinned locks (what CI tested); the project itself is installed on top of them.
 $(STAMP_RUN): pyproject.toml requirements.lock | $(UV)
-	$(UV) pip install --python $(BIN)/python --quiet --require-hashes -r requirements.lock
-	$(UV) pip install --python $(BIN)/python --quiet --no-deps -e .
+	$(UV_PIP) install --python $(BIN)/python --quiet --require-hashes -r requirements.lock
+	$(UV_PIP) install --python $(BIN)/python --quiet --no-deps -e .
 	touch $@
 
 $(STAMP_DEV): pyproject.toml requirements-dev.lock | $(UV)
-	$(UV) pip install --python $(BIN)/python --quiet --require-hashes -r requirements-dev.lock
-	$(UV) pip install --python $(BIN)/python --quiet --no-deps -e .
+	$(UV_PIP) install --python $(BIN)/python --quiet --require-hashes -r requirements-dev.lock
+	$(UV_PIP) install --python $(BIN)/python --quiet --no-deps -e .
 	touch $@ $(STAMP_RUN)
 
 lock: | $(UV)  ## refresh both locks after changing pyproject.toml's dependencies
-	$(UV) pip compile pyproject.toml --python-version 3.11 --generate-hashes --no-header -q -o requirements.lock
-	$(UV) pip compile pyproject.toml --extra dev --python-version 3.11 --generate-hashes --no-header -q \
+	$(UV_PIP) compile pyproject.toml --python-version 3.11 --generate-hashes --no-header -q -o requirements.lock
+	$(UV_PIP) compile pyproject.toml --extra dev --python-version 3.11 --generate-hashes --no-header -q \
 		-o requirements-dev.lock
 
 demo: $(STAMP_RUN)  ## a solo drill in the terminal, on the embedded SQLite database
