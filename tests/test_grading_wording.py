@@ -9,9 +9,10 @@ import pytest
 
 from bot.grading import grade
 from bot.grading.corpus import load_rows, rows_in
-from bot.grading.wording import MODEL, MODEL_PATH, build
+from bot.grading.matcher import Reply
+from bot.grading.wording import MODEL, MODEL_PATH, WORDING_NOTE, build, diagnosis_text
 
-WORDING = "read from your wording"
+WORDING = WORDING_NOTE
 
 
 def test_the_shipped_model_is_what_the_dev_split_teaches() -> None:
@@ -67,5 +68,19 @@ def test_the_model_is_not_asked_where_the_rules_decided_or_no_diagnosis_is_state
 def test_the_model_reads_statements_and_is_sure_only_of_clear_ones() -> None:
     reading = MODEL.read("the eighth machine is always late and the other seven sit at the barrier waiting")
     assert reading.label == "straggler" and reading.probability > 0.99
-    vague = MODEL.read("it is slow")
-    assert vague.probability < 0.99
+    assert MODEL.read("it is slow") is None  # too few words it knows: no reading at all
+    denied = "It is not that the eighth machine is always late and the other seven sit at the barrier."
+    assert diagnosis_text(Reply.parse(denied)) == ""  # a denied statement is not read as one
+
+
+@pytest.mark.parametrize("signature", ["healthy", "straggler", "input_starvation"])
+def test_nonsense_and_repetition_earn_nothing(signature: str) -> None:
+    """Words the model never saw say nothing, and a repeated phrase counts once: length cannot buy certainty."""
+    lorem = " ".join(["lorem ipsum dolor sit amet consectetur adipiscing elit"] * 60)
+    for answer in (
+        lorem,
+        "one of the " * 360,
+        "i wouldn't bet my " * 230,
+        "monday again, no coffee, this format annoys me",
+    ):
+        assert grade(signature, answer).signature.credit == 0.0, answer[:40]

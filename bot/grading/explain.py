@@ -6,7 +6,7 @@ from .matcher import Reply
 from .rulebook import compiled
 from .scorer import MAX_ANSWER_CHARS, grade
 from .wording import MODEL as WORDING
-from .wording import diagnosis_text, ruled_on
+from .wording import WORDING_NOTE, diagnosis_text
 
 
 def explain(signature: str, answer: str) -> str:
@@ -14,7 +14,7 @@ def explain(signature: str, answer: str) -> str:
     g = grade(signature, answer)
     reply = Reply.parse(answer[:MAX_ANSWER_CHARS])
     lines = [g.feedback(), "", f"named: {g.named or '(none)'}   hedged reply: {'yes' if reply.hedged else 'no'}"]
-    lines += [_wording_line(reply, signature), ""]
+    lines += [_wording_line(reply, g.signature.note == WORDING_NOTE), ""]
     rubrics = compiled()
     for number, (clause, positions) in enumerate(zip(reply.clauses, reply.index, strict=True), start=1):
         concepts = sorted(k[1:] for k in positions if k.startswith("@"))
@@ -43,11 +43,13 @@ def explain(signature: str, answer: str) -> str:
     return "\n".join(lines)
 
 
-def _wording_line(reply: Reply, signature: str) -> str:
-    """What the wording model reads, and whether the scorer would ask it (only when no rule read a diagnosis)."""
+def _wording_line(reply: Reply, used: bool) -> str:
+    """What the wording model reads in the reply's statements, and whether this grade used it (only when no rule
+    read any diagnosis and the model is sure of the true signature)."""
     text = diagnosis_text(reply)
-    if not text:
-        return "wording model: no statement left once checks, fixes and questions are set aside"
-    reading = WORDING.read(text)
-    asked = "not asked: the rules read a diagnosis" if ruled_on(reply, signature) else "asked when no rule names one"
-    return f"wording model: {reading.label} {reading.probability:.3f} from {', '.join(reading.words)} ({asked})"
+    reading = WORDING.read(text) if text else None
+    if reading is None:
+        return "wording model: too few statements it knows (checks, fixes, questions and denials are set aside)"
+    telling = ", ".join(reading.words) or "no single word"
+    use = "used for this grade" if used else "not used: the rules decided, or it is not sure of the true signature"
+    return f"wording model: {reading.label} {reading.probability:.3f} from {telling} ({use})"

@@ -22,7 +22,7 @@ from .rubric import PART_WEIGHTS, Rubric
 from .rulebook import CompiledRubric, compiled
 from .text import quantities
 from .wording import MODEL as WORDING
-from .wording import SURE, diagnosis_text, ruled_on, telling_clause
+from .wording import SURE, WORDING_NOTE, diagnosis_text, ruled_on, telling_clause
 
 MAX_ANSWER_CHARS = 4000  # longer replies are graded on their first 4,000 characters, and told so
 
@@ -131,7 +131,7 @@ def _in_other_words(signature: str, hint: str, reply: Reply) -> PartResult:
     if reading is None or reading.label != signature or reading.probability < SURE:
         return PartResult(0.0, None, hint)
     credit = 0.5 if reply.hedged else 1.0
-    return PartResult(credit, telling_clause(reply, reading), hint, "read from your wording")
+    return PartResult(credit, telling_clause(reply, reading), hint, WORDING_NOTE)
 
 
 def _level(signature: str, hint: str, claims: Claims, hedged: bool) -> PartResult:

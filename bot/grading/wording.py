@@ -29,7 +29,7 @@ from typing import Any
 
 from .matcher import Reply
 from .rulebook import compiled
-from .text import stem
+from .text import Clause, stem
 
 MODEL_PATH = Path(__file__).with_name("wording.json")
 SURE = 0.999  # posterior the true signature needs before the wording alone earns it
@@ -40,13 +40,28 @@ _STOP = frozenset(
 )
 
 
-def diagnosis_text(reply: Reply) -> str:
-    """What is left of a reply for a diagnosis: its statements minus every clause a check or a fix rule of any
-    signature reads (a reply that only says which check to run, or only gives a fix, describes no diagnosis) and
-    minus questions (a question back commits to nothing)."""
+# A denied statement says the opposite of its words, which a bag of words cannot tell apart ("it is not that one
+# machine is late"). "no", "nothing", "without" stay: they mostly describe the trace ("nothing to do", "no overlap").
+_NEGATED = re.compile(r"\b(?:not|never|neither|nor)\b|n't\b")
+MIN_KNOWN = 4  # features the model has seen before it may read a reply: fewer is a guess from priors
+QUOTE_CHARS = 160
+WORDING_NOTE = "read from your wording"  # what the feedback says of a signature credited this way
+
+
+def statements(reply: Reply) -> list[Clause]:
+    """The clauses that can state a diagnosis: not a check or a fix (a reply that only says which check to run, or
+    only gives a fix, describes no diagnosis), not a question (it commits to nothing), not negated."""
     parts = [p for comp in compiled().values() for p in (comp.measurement, comp.fix, comp.wrong_fix)]
-    used = {id(m.clause) for part in parts for m in reply.find(part)}
-    return " ".join(c.quote for c in reply.clauses if id(c) not in used and not c.text.endswith("?"))
+    read = {m.at[0] for part in parts for m in reply.find(part)}
+    return [
+        c
+        for k, c in enumerate(reply.clauses)
+        if k not in read and not c.text.endswith("?") and not _NEGATED.search(c.text)
+    ]
+
+
+def diagnosis_text(reply: Reply) -> str:
+    return " ".join(c.quote for c in statements(reply))
 
 
 def ruled_on(reply: Reply, signature: str) -> bool:
@@ -59,16 +74,22 @@ def ruled_on(reply: Reply, signature: str) -> bool:
 
 
 def telling_clause(reply: Reply, reading: Reading) -> str | None:
-    """The clause, as the person wrote it, holding most of the words that pointed the model to its reading."""
+    """The statement, as the person wrote it (shortened like any quote), holding most of the words that pointed the
+    model to its reading."""
     wanted = set(reading.words)
-    best = max(reply.clauses, key=lambda c: len(wanted.intersection(features(c.quote))), default=None)
-    return best.quote if best is not None and wanted.intersection(features(best.quote)) else None
+    scored = [(len(wanted.intersection(features(c.quote))), k, c.quote) for k, c in enumerate(statements(reply))]
+    best = max(scored, key=lambda t: (t[0], -t[1]), default=None)
+    if best is None or best[0] == 0:
+        return None
+    q = best[2]
+    return q if len(q) <= QUOTE_CHARS else q[: QUOTE_CHARS - 3].rstrip() + "…"
 
 
 def features(text: str) -> list[str]:
-    """Stemmed words (stop words out) and each pair of neighbours."""
+    """Stemmed words (stop words out) and each pair of neighbours, each once, in sorted order (a repeated phrase
+    counts once; a fixed order keeps every sum of log-probabilities identical from run to run)."""
     stems = [stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP]
-    return stems + [f"{a}_{b}" for a, b in itertools.pairwise(stems)]
+    return sorted({*stems, *(f"{a}_{b}" for a, b in itertools.pairwise(stems))})
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,25 +122,28 @@ class WordingModel:
         )
 
     def _log_likelihood(self, feature: str) -> list[float]:
-        seen = self.counts.get(feature)
-        if seen is None:
-            return [-d for d in self.log_denominator]
+        seen = self.counts[feature]
         return [math.log(c + 1) - d for c, d in zip(seen, self.log_denominator, strict=True)]
 
-    def read(self, text: str) -> Reading:
-        feats = features(text)
+    def read(self, text: str) -> Reading | None:
+        """The label the text's known features point to, or None with fewer than MIN_KNOWN of them. A feature never
+        seen in training is left out: it says nothing about any label (add-one smoothing would charge it more
+        under the labels with more words, and a long enough string of nonsense would read as the one with fewest)."""
+        known = [f for f in features(text) if f in self.counts]
+        if len(known) < MIN_KNOWN:
+            return None
         scores = list(self.log_prior)
-        for f in feats:
+        for f in known:
             for i, v in enumerate(self._log_likelihood(f)):
                 scores[i] += v
         top = max(range(len(scores)), key=scores.__getitem__)
         z = sum(math.exp(s - scores[top]) for s in scores)
-        return Reading(self.labels[top], 1.0 / z, self._telling(feats, top))
+        return Reading(self.labels[top], 1.0 / z, self._telling(known, top))
 
     def _telling(self, feats: Sequence[str], label: int) -> tuple[str, ...]:
         """The reply's features that favour `label` most over the runner-up label for each."""
         margins = {}
-        for f in set(feats) & self.counts.keys():
+        for f in feats:
             row = self._log_likelihood(f)
             margins[f] = row[label] - max(v for i, v in enumerate(row) if i != label)
         ranked = sorted((f for f in margins if margins[f] > 0), key=lambda f: (-margins[f], f))
