@@ -302,7 +302,7 @@ def test_wheel_ships_migrations_and_db_upgrade_works_from_it(tmp_path: Path) -> 
     with sqlite3.connect(db_file) as conn:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert {"alembic_version", "drills", "attempts"} <= tables
-    # The grader's data files ship too (vocabulary, rubrics, wording model), read from the installed package.
+    # The grader's data files ship too (vocabulary, rubrics), read from the installed package.
     graded = installed("-m", "bot.cli", "grade", "--signature", "straggler", "one rank is slow")
     assert graded.returncode == 0, graded.stdout + graded.stderr
     assert json.loads(graded.stdout)["signature"] == 1.0

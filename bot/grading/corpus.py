@@ -6,7 +6,6 @@ split is read only by the evaluation, which reports aggregate figures and never 
 
     python -m bot.grading.corpus --split dev [--misses]
     python -m bot.grading.corpus --split test
-    python -m bot.grading.corpus --write-wording     # relearn bot/grading/wording.json from the dev split
 """
 
 from __future__ import annotations
@@ -106,27 +105,12 @@ def evaluate(rows: Sequence[dict[str, Any]], *, keep_misses: bool = False) -> Fi
     return figures
 
 
-def _write_wording(folder: Path) -> int:
-    """The wording model learns from the dev split only: the test split stays unseen by every part of the grader."""
-    from .wording import MODEL_PATH, build
-
-    rows = rows_in("dev", load_rows(folder))
-    MODEL_PATH.write_text(json.dumps(build(rows), separators=(",", ":")) + "\n", encoding="utf-8")
-    print(f"{MODEL_PATH}: learned from {len(rows)} dev rows")
-    return 0
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot.grading.corpus", description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=("dev", "test"))
-    parser.add_argument("--write-wording", action="store_true", help="rebuild bot/grading/wording.json from dev")
+    parser.add_argument("--split", choices=("dev", "test"), required=True)
     parser.add_argument("--dir", type=Path, default=CORPUS_DIR, help="folder of *.jsonl corpus files")
     parser.add_argument("--misses", action="store_true", help="list the disagreements (dev split only)")
     args = parser.parse_args(argv)
-    if args.write_wording:
-        return _write_wording(args.dir)
-    if args.split is None:
-        parser.error("--split is required")
     if args.misses and args.split == "test":
         parser.error("--misses is for the dev split only: the test split is never read row by row")
     try:

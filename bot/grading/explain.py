@@ -5,16 +5,13 @@ from __future__ import annotations
 from .matcher import Reply
 from .rulebook import compiled
 from .scorer import MAX_ANSWER_CHARS, grade
-from .wording import MODEL as WORDING
-from .wording import WORDING_NOTE, diagnosis_text
 
 
 def explain(signature: str, answer: str) -> str:
     """The grade, then every clause with the concept classes it expresses and the rules that fired in it."""
     g = grade(signature, answer)
     reply = Reply.parse(answer[:MAX_ANSWER_CHARS])
-    lines = [g.feedback(), "", f"named: {g.named or '(none)'}   hedged reply: {'yes' if reply.hedged else 'no'}"]
-    lines += [_wording_line(reply, g.signature.note == WORDING_NOTE), ""]
+    lines = [g.feedback(), "", f"named: {g.named or '(none)'}   hedged reply: {'yes' if reply.hedged else 'no'}", ""]
     rubrics = compiled()
     for number, (clause, positions) in enumerate(zip(reply.clauses, reply.index, strict=True), start=1):
         concepts = sorted(k[1:] for k in positions if k.startswith("@"))
@@ -41,15 +38,3 @@ def explain(signature: str, answer: str) -> str:
                     f"on “{' '.join(m.words)}” {polarity}{weight}{hedge}"
                 )
     return "\n".join(lines)
-
-
-def _wording_line(reply: Reply, used: bool) -> str:
-    """What the wording model reads in the reply's statements, and whether this grade used it (only when no rule
-    read any diagnosis and the model is sure of the true signature)."""
-    text = diagnosis_text(reply)
-    reading = WORDING.read(text) if text else None
-    if reading is None:
-        return "wording model: too few statements it knows (checks, fixes, questions and denials are set aside)"
-    telling = ", ".join(reading.words) or "no single word"
-    use = "used for this grade" if used else "not used: the rules decided, or it is not sure of the true signature"
-    return f"wording model: {reading.label} {reading.probability:.3f} from {telling} ({use})"

@@ -21,8 +21,6 @@ from .polarity import SAME_BRANCH, on_guess
 from .rubric import PART_WEIGHTS, Rubric
 from .rulebook import CompiledRubric, compiled
 from .text import quantities
-from .wording import MODEL as WORDING
-from .wording import SURE, WORDING_NOTE, diagnosis_text, ruled_on, telling_clause
 
 MAX_ANSWER_CHARS = 4000  # longer replies are graded on their first 4,000 characters, and told so
 
@@ -73,10 +71,6 @@ def _scored(
 ) -> Grade:
     rubric = target.rubric
     sig_part = _signature_part(signature, rubric, claims, reply.hedged)
-    named = claims.named
-    if sig_part.credit == 0 and sig_part.evidence is None and not sig_part.note:  # the rules found no diagnosis
-        sig_part = _in_other_words(signature, rubric.signature.hint, reply)
-        named = signature if sig_part.credit else None
     # "either X or something else; if it's X, check A": a diagnosis offered as one possibility makes its checks and
     # fixes branches, whether or not the other possibility is one of the ten
     offered = (*reply.find(target.measurement), *reply.find(target.fix))
@@ -95,7 +89,7 @@ def _scored(
     if earned > 0:
         bonus = number_bonus(quantities(answer), figures, rubric.quantities, notes)
     score = round(min(1.0, earned + bonus), 4)
-    return Grade(signature, sig_part, meas_part, fix_part, score, named, bonus, tuple(notes))
+    return Grade(signature, sig_part, meas_part, fix_part, score, claims.named, bonus, tuple(notes))
 
 
 def _signature_part(signature: str, rubric: Rubric, claims: Claims, hedged: bool) -> PartResult:
@@ -122,16 +116,6 @@ def _signature_part(signature: str, rubric: Rubric, claims: Claims, hedged: bool
     if committed:
         return PartResult(0.0, evidence[sorted(committed)[0]].first.quote(), hint, "a different signature")
     return PartResult(0.0, None, hint)
-
-
-def _in_other_words(signature: str, hint: str, reply: Reply) -> PartResult:
-    """No rule found a diagnosis: the wording model may still read the true one, in words no concept holds."""
-    text = "" if ruled_on(reply, signature) else diagnosis_text(reply)
-    reading = WORDING.read(text) if text else None
-    if reading is None or reading.label != signature or reading.probability < SURE:
-        return PartResult(0.0, None, hint)
-    credit = 0.5 if reply.hedged else 1.0
-    return PartResult(credit, telling_clause(reply, reading), hint, WORDING_NOTE)
 
 
 def _level(signature: str, hint: str, claims: Claims, hedged: bool) -> PartResult:

@@ -19,8 +19,7 @@ from .wordgate import needed_words, words
 _LOCAL = threading.local()
 
 
-def stem(word: str) -> str:
-    """The Snowball English stem of one lower-case word (thread-safe)."""
+def _stem(word: str) -> str:
     stemmer = getattr(_LOCAL, "stemmer", None)
     if stemmer is None:
         stemmer = _LOCAL.stemmer = snowballstemmer.stemmer("english")
@@ -199,8 +198,8 @@ def canonical(word: str) -> str:
         return "not"
     if any(ch.isdigit() for ch in word):
         return word
-    stemmed = stem(word)
-    return aliases.get(stemmed, stemmed)
+    stem = _stem(word)
+    return aliases.get(stem, stem)
 
 
 # Between clauses while folding them all at once: no compound spelling can match across it.
