@@ -23,9 +23,21 @@ def pytest_configure(config: pytest.Config) -> None:
     gc.set_threshold(200_000, 50, 1000)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The longest tests first (a stable sort): a worker that drew one near the end would finish alone."""
-    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The longest tests first, one at the head of each worker's share: xdist's work-stealing hands every worker
+    one contiguous slice of this list to start with, so long tests bunched at the front would all run on the first
+    worker, one after another, while the others stole the rest."""
+    long = [item for item in items if item.get_closest_marker("long")]
+    rest = [item for item in items if not item.get_closest_marker("long")]
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    ordered: list[pytest.Item] = []
+    for w in range(workers):  # the slices xdist cuts: what is left, shared evenly among the workers still to serve
+        share = (len(items) - len(ordered)) // (workers - w)
+        mine = long[w::workers]
+        take = max(0, share - len(mine))
+        ordered += mine + rest[:take]
+        rest = rest[take:]
+    items[:] = ordered + rest
 
 
 def pytest_report_header(config: pytest.Config) -> str:

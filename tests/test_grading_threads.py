@@ -15,7 +15,6 @@ from bot.grading.corpus import load_rows
 from bot.grading.rulebook import clear_caches
 
 THREADS = 16
-SHARERS = 8  # thread k grades the replies i ≡ k (mod SHARERS): each reply by THREADS // SHARERS = 2 threads at once
 OLD_SET = Path(__file__).parent / "data" / "replies.jsonl"
 
 
@@ -48,10 +47,10 @@ def test_sixteen_threads_on_a_cold_cache_grade_exactly_like_one(fast_switching: 
     def work(k: int) -> None:
         try:
             start.wait()
-            # Each reply is graded by two threads at the same moment, so the same words are being stemmed and
-            # corrected by several threads at once, and every reply is graded by some thread.
+            # Thread k grades the replies i ≡ k (mod THREADS): sixteen replies at a time, which share most of their
+            # words, so the same words are being stemmed, corrected and cached by several threads at once.
             out: dict[int, dict[str, object]] = {}
-            for i in range(k % SHARERS, len(replies), SHARERS):
+            for i in range(k, len(replies), THREADS):
                 out[i] = grade(*replies[i]).as_dict()
             results[k] = out
         except BaseException as exc:
