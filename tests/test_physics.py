@@ -36,7 +36,7 @@ MULTI_RANK = ("straggler", "unoverlapped_allreduce", "pipeline_bubbles")
 
 # 4 seeds × 3 difficulties a multi-rank signature, 8 × 3 a single-rank one; a deeper sweep:
 # TRACEDRILL_PHYSICS_SEEDS=50 pytest tests/test_physics.py
-SEEDS = int(os.environ.get("TRACEDRILL_PHYSICS_SEEDS", "8"))
+SEEDS = int(os.environ.get("TRACEDRILL_PHYSICS_SEEDS", "6"))
 
 
 def seeds_for(signature: str) -> range:

@@ -152,7 +152,7 @@ def test_the_physics_holds(signature: str) -> None:
 @pytest.mark.long
 @pytest.mark.parametrize("signature", SIGNATURES)
 def test_the_reader_names_each_from_the_exported_files(signature: str) -> None:
-    for difficulty in DIFFICULTIES:
+    for difficulty in ("easy", "hard"):  # the two ends (medium lies between); reading a pipeline export is ~1.5 s
         s = drill(signature, SEEDS[1], difficulty)
         with tempfile.TemporaryDirectory() as tmp:
             export_scenario(s, Path(tmp))
