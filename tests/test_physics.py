@@ -34,7 +34,7 @@ TRAINING = (*DP_TRAINING, "pipeline_bubbles")
 MULTI_RANK = ("straggler", "unoverlapped_allreduce", "pipeline_bubbles")
 
 
-# 4 seeds × 3 difficulties a multi-rank signature, 8 × 3 a single-rank one; a deeper sweep:
+# 3 seeds × 3 difficulties a multi-rank signature, 6 × 3 a single-rank one; a deeper sweep:
 # TRACEDRILL_PHYSICS_SEEDS=50 pytest tests/test_physics.py
 SEEDS = int(os.environ.get("TRACEDRILL_PHYSICS_SEEDS", "6"))
 
