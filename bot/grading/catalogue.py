@@ -228,7 +228,7 @@ def _rule_out_plan(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric])
         return False
     if any(at > last for e in t.claims.evidence.values() for at in e.asserted_in):
         return False
-    real = {s for s in t.measured | t.fixed if s in rubrics}
+    real = _remedied(t, rubrics)
     return len(_distinct_topics(reply, rubrics, real) | (t.elsewhere & {NETWORK})) >= 2
 
 
@@ -330,7 +330,7 @@ def _unnamed_alternatives(t: _Topics, reply: Reply, rubrics: dict[str, CompiledR
     claims = t.claims
     if claims.committed_to is not None or claims.named is not None or any(t.branches):
         return False
-    real = {s for s in t.measured | t.fixed if s in rubrics}
+    real = _remedied(t, rubrics)
     if len(real | (t.elsewhere & {NETWORK})) < 2:
         return False  # the common case, decided before looking at the clauses
     if len(_distinct_topics(reply, rubrics, real) | (t.elsewhere & {NETWORK})) < 2:
@@ -362,7 +362,7 @@ def _cause_list(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) ->
     claims = t.claims
     if not t.named or any(t.branches) or any(e.asserted_in or e.outright for e in claims.evidence.values()):
         return False
-    real = {s for s in t.measured | t.fixed if s in rubrics}
+    real = _remedied(t, rubrics)
     fabric = t.elsewhere & {NETWORK}
     if len(real | fabric) < 2 or len(_distinct_topics(reply, rubrics, real) | fabric) < 2:
         return False
@@ -402,7 +402,7 @@ def _symptom_map(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric], a
     ]
     if len(rows) < MAP_LINES or any(e.asserted_in for e in t.claims.evidence.values()):
         return False
-    real = {s for s in t.measured | t.fixed if s in rubrics}
+    real = _remedied(t, rubrics)
     return len(_distinct_topics(reply, rubrics, real) & t.named) >= 2
 
 
@@ -450,7 +450,7 @@ def _rivals_left_standing(t: _Topics, reply: Reply, rubrics: dict[str, CompiledR
     standing = _standing_rivals(t, reply, rubrics, chosen)
     if len(standing) < least or t.words > RIVAL_WORDS_PER_TOPIC * (len(standing) + (chosen is not None)):
         return False
-    real = {s for s in t.measured | t.fixed if s in rubrics}
+    real = _remedied(t, rubrics)
     remedied = (_distinct_topics(reply, rubrics, real) & standing) | (standing & {NETWORK})
     return len(remedied) >= least
 
@@ -482,7 +482,7 @@ def _menu_with_pick(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]
     standing = {
         s for s in t.named - {chosen, "healthy"} if not any(denies(m) for m in reply.find(rubrics[s].signature))
     }
-    remedied = _distinct_topics(reply, rubrics, {s for s in t.measured | t.fixed if s in rubrics}) & standing
+    remedied = _distinct_topics(reply, rubrics, _remedied(t, rubrics)) & standing
     return len(standing) >= STUFFED_TOPICS - 2 and len(remedied | (t.elsewhere & {NETWORK})) >= STUFFED_TOPICS - 1
 
 
@@ -528,7 +528,7 @@ def _checklist(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, t:
     committed = t.claims.evidence.get(t.claims.committed_to or "")
     if committed is not None and (committed.asserted_in or committed.outright):
         return False  # "Verdict: …" over numbered steps is an answer, not a checklist
-    real = {s for s in t.measured | t.fixed if s in rubrics}
+    real = _remedied(t, rubrics)
     fabric = t.elsewhere & {NETWORK}  # "[ ] nccl-tests busbw": the fabric is an item too
     if len(real | t.named | fabric) < 2 or not _list_like(answer) or _carried_out(answer):
         return False
@@ -667,7 +667,7 @@ def _shotgun(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bo
     offered as a possibility with no "if it's X, do A" branch, or the reply says it will work through the list and
     apply whichever fix matches; or one sentence offers, as alternatives, fixes of three signatures other than the one
     it names. No word count: a catalogue dressed as long prose is still a catalogue."""
-    real = {s for s in t.measured | t.fixed if s in rubrics}
+    real = _remedied(t, rubrics)
     if len(real) < STUFFED_TOPICS - 1 or len(_distinct_topics(reply, rubrics, real)) < STUFFED_TOPICS - 1:
         return False
     claims = t.claims
@@ -689,7 +689,7 @@ def _verdict_then_list(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubr
     other problems (the fabric counts as one), or a table of suspects with their checks and fixes."""
     named = t.claims.named
     if "|" in answer and len(t.named) >= STUFFED_TOPICS - 2 and _list_like(answer):
-        real = {s for s in t.measured | t.fixed if s in rubrics}
+        real = _remedied(t, rubrics)
         if len(_distinct_topics(reply, rubrics, real)) >= STUFFED_TOPICS - 1:
             return True  # | suspect | check | fix |
     if t.claims.committed_to is None or not _WORKS_THE_LIST.search(reply.text) or _carried_out(answer):
@@ -716,6 +716,11 @@ def _menu_of_fixes(reply: Reply, rubrics: dict[str, CompiledRubric], named: str 
         for sigs in by_clause.values()
         if len(sigs) >= STUFFED_TOPICS - 1
     )
+
+
+def _remedied(t: _Topics, rubrics: dict[str, CompiledRubric]) -> set[str]:
+    """The signatures the reply checks or fixes (the fabric, which has no rubric, left out)."""
+    return {s for s in t.measured | t.fixed if s in rubrics}
 
 
 def _distinct_topics(reply: Reply, rubrics: dict[str, CompiledRubric], signatures: set[str]) -> frozenset[str]:
