@@ -36,7 +36,8 @@ _NETWORK_PATTERN = re.compile(
 )
 _NETWORK = Gated(_NETWORK_PATTERN)
 _SENTENCE = re.compile(r"[.;:!?\n]+(?:\s|$)|\s[-–—]+\s")
-_ITEM_SEPARATOR = re.compile(r",(?!\d{3})|\s/\s|(?<=[a-z_)])/(?=[a-z])|\s+or\s+|\s+(?:and also|plus|\+|&)\s+")
+_SEPARATORS = r",(?!\d{3})|\s+or\s+|\s+(?:and also|plus|\+|&)\s+"  # between the items of a list
+_ITEM_SEPARATOR = re.compile(_SEPARATORS + r"|\s/\s|(?<=[a-z_)])/(?=[a-z])")
 _BULLET = re.compile(  # "- ", "1) ", and check boxes ("[ ] ", "- [x] ", "☐ ")
     r"^\s*(?:(?:[-*•·]|\d+[.)])\s+(?:\[[ xX✓]?\]\s*)?|(?:[☐☑☒✓✔]|\[[ xX✓]?\])\s*(?=\w))", re.MULTILINE
 )
@@ -383,8 +384,9 @@ def _cause_list(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) ->
     return False
 
 
-_CAUSE_SEPARATOR = re.compile(r",(?!\d{3})|\s+or\s+|\s+(?:and also|plus|\+|&)\s+")  # "cudaMalloc/cudaFree" is one item
+_CAUSE_SEPARATOR = re.compile(_SEPARATORS)  # no slashes: "cudaMalloc/cudaFree" is one item
 _ARROW = re.compile(r"→|->|=>|⇒")
+_ASKED_ARROW = re.compile(r"\?\s*(?:→|->|=>|⇒)")  # "idle at step start? → …"
 MAP_LINES = 3  # "symptom? → cause → fix" on this many lines, over as many signatures, is a lookup table
 
 
@@ -398,7 +400,7 @@ def _symptom_map(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric], a
     rows = [
         ln
         for ln in answer.splitlines()
-        if (len(_ARROW.findall(ln)) >= 2 or re.search(r"\?\s*(?:→|->|=>|⇒)", ln)) and not _FINDING.search(ln.lower())
+        if (len(_ARROW.findall(ln)) >= 2 or _ASKED_ARROW.search(ln)) and not _FINDING.search(ln.lower())
     ]
     if len(rows) < MAP_LINES or any(e.asserted_in for e in t.claims.evidence.values()):
         return False

@@ -180,9 +180,8 @@ def _rival_clauses(reply: Reply, target: CompiledRubric, signature: str) -> froz
     return frozenset(rivals)
 
 
-# The branches meet: "either way the fix is on that rank", "whichever it is, drain the node", "in both cases …" — the
-# check or fix said there holds on every branch, so it is not one branch's
-# "either way the fix is on that rank": a check or fix where the branches meet, at the clause's start or after ; or ,
+# The branches meet: "either way the fix is on that rank", "whichever it is, drain the node", "in both cases …" (at
+# a clause's start or after ; or ,) — the check or fix said there holds on every branch, so it is not one branch's
 _EITHER_WAY = re.compile(
     r"(?:^\W*|[;,]\s*)(?:either way|whichever(?: one)? it is|in both cases|in either case|both ways)\b"
 )
