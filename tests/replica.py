@@ -2,8 +2,9 @@
 Slack ChatPort talking to a fake Slack Web API, driven by commands on stdin, reporting JSON lines on stdout.
 
 Run: python -m tests.replica   (DATABASE_URL, TRACEDRILL_*, REPLICA_SLACK_API, REPLICA_NAME from the environment)
-Commands: `drill SECONDS` · `schedule HOUR MINUTE` · `fire CHANNEL_ID` (run the daily job now) · `quit`.
-Events: ready · leading {"leading": bool} · started {"id", "deadline"} · scheduled · fired · error.
+Commands: `drill SECONDS` · `schedule HOUR MINUTE` · `fire CHANNEL_ID` (run the daily job now) · `hold` (leave a
+transaction open on the job store's rows, as a leader hung mid-write would) · `quit`.
+Events: ready · leading {"leading": bool} · started {"id", "deadline"} · scheduled · fired · holding · error.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import os
 import sys
 import time
 from typing import Any
+
+from sqlalchemy import Connection, Engine, text
 
 from bot.adapters.slack.chat import SlackChat
 from bot.app import build_core
@@ -28,6 +31,12 @@ def emit(event: str, **fields: Any) -> None:
     print(
         json.dumps({"event": event, "name": os.environ.get("REPLICA_NAME", ""), "t": time.time(), **fields}), flush=True
     )
+
+
+def hold_job_rows(engine: Engine) -> Connection:
+    conn = engine.connect()
+    conn.execute(text("SELECT id FROM apscheduler_jobs FOR UPDATE")).all()
+    return conn  # the transaction stays open while the connection is referenced
 
 
 async def main() -> None:
@@ -53,6 +62,7 @@ async def main() -> None:
     watcher = asyncio.create_task(watch())
     reader = asyncio.StreamReader()
     await asyncio.get_running_loop().connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    held: list[Connection] = []
     emit("ready", pid=os.getpid())
     try:
         while line := (await reader.readline()).decode().split():
@@ -66,6 +76,9 @@ async def main() -> None:
                 elif line[0] == "fire":
                     await jobs.channel_drill(int(line[1]))
                     emit("fired")
+                elif line[0] == "hold":
+                    held.append(await asyncio.to_thread(hold_job_rows, engine.db.engine))
+                    emit("holding")
                 elif line[0] == "quit":
                     break
             except Exception as exc:

@@ -248,6 +248,27 @@ async def test_a_leader_that_loses_its_lock_stops_within_a_poll_and_a_hung_leade
     assert [e["leading"] for e in b.events[n_b:] if e["event"] == "leading"] == [False]
 
 
+async def test_a_leader_hung_inside_a_transaction_is_replaced_and_its_successor_can_schedule(
+    pg: tuple[Database, str], api: FakeSlackAPI, spawn: Callable[[str], Any]
+) -> None:
+    """A leader stopped mid-write holds row locks on its pool connections, not only the advisory lock: the
+    follower that replaces it must end those sessions too, or the new leader's first job-store write waits
+    forever behind them."""
+    db, _ = pg
+    a, b = await leader_and_follower(spawn)
+    await _until(lambda: "appeal-notices" in _jobs(db), 10)
+    await a.send("hold")
+    await a.wait(lambda e: e["event"] == "holding")
+    n_b = len(b.events)
+    a.proc.send_signal(signal.SIGSTOP)
+    await b.leading(True, seconds=STALE + 10, after=n_b)
+    await b.send("schedule 9 30")
+    await b.wait(lambda e: e["event"] == "scheduled")
+    await _until(lambda: any(j.startswith("channel:") for j in _jobs(db)), SWEEP + 10)
+    assert any(j.startswith("channel:") for j in _jobs(db)), "the new leader waits behind the hung leader's rows"
+    assert [e for e in b.events if e["event"] == "error"] == []
+
+
 async def test_a_daily_drill_fired_by_two_replicas_at_once_is_posted_once(
     pg: tuple[Database, str], api: FakeSlackAPI, spawn: Callable[[str], Any]
 ) -> None:

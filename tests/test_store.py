@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
-from bot.store.db import Database, normalize_url
+from bot.store.db import Database, normalize_url, session_name
 from bot.store.migrate import downgrade, upgrade
 from bot.store.models import Base
 
@@ -44,3 +46,11 @@ def test_database_urls_people_paste_are_understood() -> None:
     assert normalize_url("postgres://u@h/db") == "postgresql+psycopg://u@h/db"
     assert normalize_url("postgresql://u@h/db") == "postgresql+psycopg://u@h/db"
     assert normalize_url("sqlite:///x.db") == "sqlite:///x.db"
+
+
+def test_each_engine_names_its_sessions_uniquely_and_keeps_the_url_s_name() -> None:
+    plain = session_name("postgresql+psycopg://u@h/db")
+    assert plain.startswith(f"tracedrill/{os.getpid()}-") and plain != session_name("postgresql+psycopg://u@h/db")
+    named = session_name("postgresql+psycopg://u@h/db?application_name=" + "x" * 80)
+    assert len(named) == 63 and named.startswith("xxx")  # PostgreSQL keeps 63 bytes: the tag survives
+    assert named.rsplit("/", 1)[1].startswith(f"{os.getpid()}-")

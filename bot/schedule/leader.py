@@ -9,10 +9,13 @@ within ~30 s, and let the server free the lock of a client that vanished.
 A hung leader (SIGSTOP, a stuck event loop) keeps its connection and so its lock; keepalives can't see it,
 because the kernel still answers them. Its proof of life is the lock session's last query: a follower that
 finds the holder's `pg_stat_activity.query_start` older than `stale_seconds` terminates that backend with
-`pg_terminate_backend` and takes the lock on its next try. If the old leader wakes up, its next poll fails
-and it stops. Between waking and that poll it may fire a job: the database makes that harmless (reveal
-claims are atomic; a scheduled slot is unique per channel). Terminating needs the replicas to share a role
-(or pg_signal_backend), and reading query_start needs the same; without it nobody is replaced (logged).
+`pg_terminate_backend` and takes the lock on its next try. It first ends the holder's other sessions (the
+same application_name, which `make_engine` makes unique per engine): a leader stopped mid-write holds row locks
+there, and the new leader's first job-store write would wait behind them for ever. If the old leader wakes up,
+its next poll fails and it stops. Between waking and that poll it may fire a job: the database makes that
+harmless (reveal claims are atomic; a scheduled slot is unique per channel). Terminating needs the replicas to
+share a role (or pg_signal_backend), and reading query_start needs the same; without it nobody is replaced
+(logged).
 
 The lock key is derived from the deployment's name (default: the connection's schema), so deployments that
 share a database, e.g. staging in another schema, each have their own leader.
@@ -25,17 +28,23 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import re
 
 from sqlalchemy import Connection, Engine, text
 
 log = logging.getLogger(__name__)
 
 _HOLDER = text(
-    "SELECT l.pid, EXTRACT(EPOCH FROM (clock_timestamp() - a.query_start)) FROM pg_locks l "
+    "SELECT l.pid, EXTRACT(EPOCH FROM (clock_timestamp() - a.query_start)), a.application_name FROM pg_locks l "
     "LEFT JOIN pg_stat_activity a ON a.pid = l.pid "
     "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
     "AND ((l.classid::bigint << 32) | l.objid::bigint) = :k"
 )
+_SIBLINGS = text(
+    "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity "
+    "WHERE application_name = :name AND pid <> :holder AND pid <> pg_backend_pid()"
+)
+_REPLICA_SESSION = re.compile(r"/\d+-[0-9a-f]{6}$")  # bot.store.db.session_name's tag: never end a stranger's sessions
 
 
 def lock_key(deployment: str) -> int:
@@ -132,7 +141,7 @@ class LeaderLock:
             row = conn.execute(_HOLDER, {"k": self.key}).first()
             if row is None:
                 return None
-            pid, idle = int(row[0]), row[1]
+            pid, idle, name = int(row[0]), row[1], str(row[2] or "")
             if idle is None:
                 if not self._warned:
                     log.warning(
@@ -144,6 +153,8 @@ class LeaderLock:
             if float(idle) < self.stale_seconds:
                 return None
             log.warning("leader backend %s silent for %.0f s: terminating it to take over", pid, float(idle))
+            if _REPLICA_SESSION.search(name):
+                conn.execute(_SIBLINGS, {"name": name, "holder": pid}).all()
             # With a timeout (PostgreSQL 14+) the call returns once the backend is gone and its lock free, so the
             # next try takes it; without one it only sends the signal and the lock may outlive the reply.
             done = bool(conn.execute(text("SELECT pg_terminate_backend(:p, 5000)"), {"p": pid}).scalar())

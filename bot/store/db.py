@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -47,6 +49,15 @@ PG_KEEPALIVES = {
 }
 
 
+def session_name(url: str) -> str:
+    """The application_name every connection of one engine carries: the URL's own name (or "tracedrill") plus
+    this process and a random tag. It marks one replica's sessions, so a follower replacing a hung leader can end
+    all of them — a leader stopped mid-write holds row locks on its pool connections too."""
+    base = str(make_url(url).query.get("application_name") or "tracedrill")
+    tag = f"/{os.getpid()}-{secrets.token_hex(3)}"
+    return base[: 63 - len(tag)] + tag  # PostgreSQL keeps 63 bytes of it
+
+
 def check_url(url: str) -> None:
     """Refuse a malformed URL or another database (mysql://…) before any driver is imported."""
     try:
@@ -76,7 +87,12 @@ def make_engine(url: str | None = None) -> Engine:
     # Keepalives: a dead server or network shows up as an error within ~30 s instead of a hang, which is
     # what lets the scheduler's leader notice it lost its lock connection.
     return create_engine(
-        url, pool_pre_ping=True, pool_size=10, max_overflow=10, hide_parameters=True, connect_args=PG_KEEPALIVES
+        url,
+        pool_pre_ping=True,
+        pool_size=10,
+        max_overflow=10,
+        hide_parameters=True,
+        connect_args={**PG_KEEPALIVES, "application_name": session_name(url)},
     )
 
 
