@@ -43,6 +43,10 @@ _NEGATION_BEFORE = compile_hoisted(
     # "no stray syncs or mallocs", "without gaps or syncs": one "no" over a short list joined by "or"
     r"|\b(?:no|without|zero)\s+(?:[\w-]+\s+){1,2}(?:or|nor)\s+(?:a |an |the |any )?$"
     r"|\bnothing\s+$"  # "sitting after backward with nothing overlapping": the state is denied
+    # "it is not that the eighth machine is always late and the other seven sit at the barrier": the frame denies
+    # the whole picture it opens, however long
+    r"|\b(?:(?:it|this|that)(?:'?s| is| was) not|(?:it|this|that) (?:isn'?t|wasn'?t)|not) (?:that|because|as if)\b"
+    r"[^.;,→]*$"
     # "I considered the allocator and a host sync": a weighing verb sets both candidates aside, not just the first
     r"|\b(?:considered|thought about|wondered about|weighed|ruled out|excluded)\s+(?:a |an |the )?[\w-]+"
     r"(?:\s[\w-]+)?\s+(?:and|or|nor)\s+(?:a |an |the )?$"
@@ -346,6 +350,13 @@ DENIED_BY_NEXT = re.compile(
     r"|(?:so |which means )?(?:the first two|both|those|these|all three|all of them) (?:are|is)"
     r" (?:out|ruled out|excluded))\b"
 )
+# A checklist's verdict on the label before it: "Dataloader: no, the GPU is busy from the first ms", "Slow rank:
+# nope", "Launch overhead: ruled out — kernels are 2 ms" (not "Fix: no more .item() in the loop", "Sync: no doubt").
+_VERDICT_NO = re.compile(
+    r"^\W*(?:no|nope|nah|negative|not it|not this|not that|not here|not the (?:issue|problem|cause|culprit|bottleneck)"
+    r"|ruled out|rule[ds]? it out|excluded|n/a)(?=\W*$|\s*[,.;:!—–-])"
+    r"|^\W*[❌✗✘]"
+)
 # The next clause, all of it, hedges this one: "… isn't overlapping, though I'm not certain" (not "not sure about
 # the fix", which hedges what follows).
 HEDGED_BY_NEXT = re.compile(
@@ -598,6 +609,8 @@ class ClauseReading:
         after = follow.text if follow is not None else ""
         head = after[:48]
         self._denied: bool | None = None if any(w in head for w in _DENIED_WORDS) else False
+        if clause.colon and _VERDICT_NO.match(after):  # a checklist line: "Slow rank: no, backward ends together"
+            self._denied = True
         self._after_text = head
         self._answered = clause.text.endswith("?") and bool(_YES.match(after))
         # a question back, or a question that carries one on ("what's the DDP config? bucket size, how many gpus?")
