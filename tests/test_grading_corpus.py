@@ -10,7 +10,7 @@ import hashlib
 
 import pytest
 
-from bot.grading.corpus import CORPUS_DIR, PARTS, evaluate, load_rows, rows_in, split_of
+from bot.grading.corpus import CORPUS_DIR, PARTS, answer_key, evaluate, load_rows, rows_in, split_of
 from bot.scenarios.ids import SIGNATURE_IDS
 
 PER_PART_TARGET = 0.95  # credit ≥ ½ on both sides (or 0 on both)
@@ -84,3 +84,23 @@ def test_an_empty_corpus_folder_fails_loudly(tmp_path: object) -> None:
     assert isinstance(tmp_path, Path)
     with pytest.raises(FileNotFoundError):
         load_rows(tmp_path)
+
+
+def test_the_second_labels_name_dev_rows_only_and_agreement_counts_both_ways() -> None:
+    """tests/data/corpus_relabel holds second labellers' labels of dev rows (benchmarks/label_agreement.py): every
+    row must name a dev row of the corpus by its key, with the same drill, and a valid label."""
+    from benchmarks.label_agreement import agreement, load_relabels
+
+    dev = {answer_key(r["answer"]): r for r in rows_in("dev", load_rows())}
+    relabels = load_relabels()
+    assert len(relabels) >= 3
+    for rows in relabels.values():
+        assert len(rows) >= 250
+        for key, row in rows.items():
+            assert key in dev and dev[key]["signature"] == row["signature"]
+            assert all(row["expect"][p] in (0, 0.5, 1) for p in PARTS)
+    ones = {"signature": 1.0, "measurement": 0.5, "fix": 0.0}
+    halves = {"signature": 0.5, "measurement": 1.0, "fix": 0.5}
+    per_part, exact = agreement([ones, ones], [halves, ones])
+    assert per_part == {"signature": 1.0, "measurement": 1.0, "fix": 0.5}
+    assert exact == {"signature": 0.5, "measurement": 0.5, "fix": 0.5}

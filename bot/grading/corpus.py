@@ -26,9 +26,18 @@ CORPUS_DIR = Path(__file__).resolve().parents[2] / "tests" / "data" / "corpus"
 Split = Literal["dev", "test"]
 
 
+def _digest(answer: str) -> bytes:
+    return hashlib.sha256(answer.strip().encode("utf-8")).digest()
+
+
 def split_of(answer: str) -> Split:
     """The split a reply belongs to, fixed by its text."""
-    return "test" if hashlib.sha256(answer.strip().encode("utf-8")).digest()[0] % 5 < 2 else "dev"
+    return "test" if _digest(answer)[0] % 5 < 2 else "dev"
+
+
+def answer_key(answer: str) -> str:
+    """A short stable name for a reply (files that label corpus rows again refer to rows by it)."""
+    return _digest(answer).hex()[:16]
 
 
 def load_rows(folder: Path = CORPUS_DIR) -> list[dict[str, Any]]:
