@@ -101,14 +101,15 @@ class Claims:
 
 def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
     commits: dict[int, bool] = {}  # per clause: it commits ("it's …", "my money is on …"), read once
-    evidence = _evidence(reply, rubrics, commits) or _implied(reply, rubrics)
+    evidence = _as_cause(reply, rubrics, _evidence(reply, rubrics, commits)) or _implied(reply, rubrics)
     restart, kept = _corrected(reply, rubrics)
     evidence = _retract(evidence, kept)
     # with several diagnoses in play, "if it's X" offers X as one branch; so with two branches when X is named only in
     # branches or as an alternative ("if the spikes track long prompts it's prefill blocking; if not, host jitter")
     several = len(evidence) >= 2 or (bool(evidence) and _only_in_branches(reply, rubrics, evidence))
     if several:  # the ones named only inside a check or a fix step back
-        evidence = _retract(_evidence(reply, rubrics, commits, skip_tools=True, several=True), kept) or evidence
+        again = _evidence(reply, rubrics, commits, skip_tools=True, several=True)
+        evidence = _retract(_as_cause(reply, rubrics, again), kept) or evidence
     _pick_by_reference(reply, rubrics, evidence)
     strong = frozenset(s for s, e in evidence.items() if e.strength >= 1.0)
     weak = frozenset(s for s, e in evidence.items() if e.strength < 1.0)
@@ -199,6 +200,31 @@ def _only_in_branches(reply: Reply, rubrics: dict[str, CompiledRubric], evidence
     ):
         return False  # the common case: a plain mention, decided without reading the branches
     return sum(len(_BRANCH.findall(c.text)) for c in reply.clauses) >= BRANCHES
+
+
+# A diagnosis's trigger placed in another diagnosis's mechanism is that one's cause, not a rival: beside an all-reduce
+# said to run exposed, "a torch.cuda.synchronize() after loss.backward()", "a grad hook that calls .item()" is why
+# the gradient exchange waits for backward (its fix table: "remove a sync between backward and comm").
+CAUSE_OF = {"sync_stall": "unoverlapped_allreduce"}
+_BEHIND = ("backward", "gradient")  # where such a trigger sits: after backward, in a gradient hook
+
+
+def _as_cause(reply: Reply, rubrics: dict[str, CompiledRubric], evidence: dict[str, Evidence]) -> dict[str, Evidence]:
+    """The evidence without a diagnosis that is only the trigger of another the reply names: never called by its
+    own name ("host sync stall after backward" is still a sync stall), and every mention placed after backward or in
+    a gradient hook (in its clause or the next)."""
+    dropped = [
+        sig
+        for sig, effect in CAUSE_OF.items()
+        if sig in evidence
+        and effect in evidence
+        and all(
+            not m.phrase.name and any(k in near for near in reply.index[m.at[0] : m.at[0] + 2] for k in _BEHIND)
+            for m in reply.find(rubrics[sig].signature)
+            if m.positive
+        )
+    ]
+    return {s: e for s, e in evidence.items() if s not in dropped} if dropped else evidence
 
 
 def _names_any(reply: Reply, rubrics: dict[str, CompiledRubric], at: int) -> bool:
