@@ -136,11 +136,13 @@ class Reply:
                         seen.add(same)
                         check = part % PARTS_PER_RUBRIC == CHECK_PART
                         results[part].append(self._match(number, clause, phrase, chosen, words, naming, check))
-        for found in results:
+        for number, found in enumerate(results):
             if len(found) > 1:
                 # in reading order: which match is "first" (quoted, and read for the opening tone) must not depend
                 # on the order of a set of words, which changes from process to process
                 found.sort(key=lambda m: (m.at, m.phrase.text))  # m.at: clause, first word
+                if eng.parts[number].naming:
+                    results[number] = _denied_within(found)
         return results
 
     def _reading(self, number: int) -> ClauseReading:
@@ -280,6 +282,23 @@ class Reply:
             (number, first),
             frozenset(chosen),
         )
+
+
+def _denied_within(found: list[Match]) -> list[Match]:
+    """A name inside a longer one that is denied is denied with it: "I didn't think it was a single slow GPU" denies
+    "slow GPU" as it denies "single slow GPU", though the denial is further back than a short name's reach. Only a
+    denial before the longer name (it starts earlier), and not of a rule that says "not" itself."""
+    denied = [m for m in found if not m.positive and not m.phrase.negative]
+    if not denied:
+        return found
+    return [
+        m._replace(positive=False)
+        if m.positive
+        and not m.phrase.negative
+        and any(d.at[0] == m.at[0] and d.at[1] < m.at[1] and m.span < d.span for d in denied)
+        else m
+        for m in found
+    ]
 
 
 def _corrected(clause: Clause) -> Clause:
