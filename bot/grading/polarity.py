@@ -27,7 +27,7 @@ _NEGATION_BEFORE = compile_hoisted(
     r"|\b(?:made|had|got) me (?:think\w*|suspect\w*|wonder\w*)|\btempting\b|\bthe alternative\b"
     r"|\btempts? (?:you|one|us|me|people)\b"  # "… tempts you to tune NCCL" (not "I'm tempted to say X")
     r"|(?<!nothing )(?<!nothing's )(?<!nothings )(?<!nothing is )\bwrong\b"  # "nothing wrong in …" denies nothing
-    r"|\bconsidered\b|\bthought about\b|\bwondered\b|\bwas worried\b"
+    r"|\bconsidered\b|\bweighed\b|\bthought about\b|\bwondered\b|\bwas worried\b"
     # the look-alike named as a foil: "the twin here is allocator stall, and the tell is …"
     r"|\b(?:the|its|a) (?:twin|look-?alike|doppelganger|decoy|usual confusion)(?: here| to rule out| to watch for)?"
     r" (?:is|would be|being|=)\b"
@@ -499,7 +499,7 @@ UNDECIDED = Gated(_UNDECIDED_PATTERN)  # searched only in a clause holding one o
 # Words one of the polarity patterns above needs (a superset): a clause without any skips those patterns.
 _NEGATION_KEYWORD = re.compile(
     r"\b(?:not|no|nothing|zero|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
-    r"|dismiss\w*|first|about|going|almost|would|been|thinking|made|had|got|tempt\w*|wrong|alternative|considered|thought|wondered|worried|said|says|suggested"
+    r"|dismiss\w*|first|about|going|almost|would|been|thinking|made|had|got|tempt\w*|wrong|alternative|considered|weighed|thought|wondered|worried|said|says|suggested"
     r"|looked|checked|asked|tell|recommend\w*|twin|look-?alike|lookalike|doppelganger|decoy|confusion"
     r"|claimed|blamed)\b|n't\b"
 )
