@@ -142,15 +142,14 @@ def grade_command(
 ) -> None:
     """Grade a free-text diagnosis (or a batch of them) and print JSON."""
     # start-up time: the rubrics, the matcher and the generators load only for this command
-    from .grading.batch import grade_line, grade_one
+    from .grading.batch import grade_lines, grade_one
     from .grading.explain import explain as explain_grade
 
     if batch is not None:
         # One buffered write per line, flushed at the end (click.echo flushes every line: a syscall per reply).
         out = sys.stdout
-        for number, line in enumerate(batch, start=1):
-            if line.strip():
-                out.write(json.dumps(grade_line(line, number), ensure_ascii=False) + "\n")
+        for row in grade_lines(batch):
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
         out.flush()
         return
     if signature is None:

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
+import threading
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from functools import lru_cache
+from itertools import islice
 from typing import Any
 
 from ..scenarios.ids import DIFFICULTIES, MAX_SEED, SIGNATURE_IDS
@@ -49,6 +56,52 @@ def grade_line(line: str, number: int) -> dict[str, Any]:
         answer = "" if answer is None else json.dumps(answer)
     result = grade_one(signature, answer, seed, difficulty).as_dict()
     return result
+
+
+BLOCK = 2048  # lines read, graded and written per round: memory stays bounded on any input
+PARALLEL_FROM = 512  # a batch smaller than this is graded in this process (workers would cost more than they save)
+_CHUNK = 64  # lines a worker takes at a time
+
+
+def _numbered_line(item: tuple[int, str]) -> dict[str, Any]:
+    return grade_line(item[1], item[0])
+
+
+def grade_lines(lines: Iterable[str], workers: int | None = None) -> Iterator[dict[str, Any]]:
+    """Grade JSON lines in order, one result per non-blank line. A large batch is shared among worker processes,
+    one per CPU this process may use: grading is pure CPU work and one interpreter runs one core. Workers are forked
+    after the rubrics are compiled, so they start warm; if one dies, its block is graded here instead."""
+    numbered = ((n, line) for n, line in enumerate(lines, start=1) if line.strip())
+    block = list(islice(numbered, BLOCK))
+    count = _workers() if workers is None else workers
+    if count < 2 or len(block) < PARALLEL_FROM or not _may_fork():
+        while block:
+            yield from map(_numbered_line, block)
+            block = list(islice(numbered, BLOCK))
+        return
+    from .rulebook import engine
+
+    engine()  # compiled once, before the fork
+    with ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork")) as pool:
+        broken = False
+        while block:
+            if not broken:
+                try:
+                    yield from list(pool.map(_numbered_line, block, chunksize=_CHUNK))
+                except BrokenProcessPool:
+                    broken = True  # a worker was killed (out of memory, a signal): the rest is graded here
+            if broken:
+                yield from map(_numbered_line, block)
+            block = list(islice(numbered, BLOCK))
+
+
+def _workers() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _may_fork() -> bool:
+    """Forking is safe only with no other thread running (one could hold a lock the child would inherit held)."""
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
 
 
 def _error(number: int, signature: str | None, message: str) -> dict[str, Any]:
