@@ -10,7 +10,7 @@ import bisect
 import itertools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .boundary import compile_hoisted
 from .evidence import Claims, denies, named_only_in_remedies, negated
@@ -87,6 +87,7 @@ class _Topics:
 
 def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, claims: Claims) -> bool:
     """The reply reads as a list of several diagnoses (it then earns nothing)."""
+    claims = _reopened(reply, rubrics, claims)
     t = _topics(reply, rubrics, answer, claims)
     committed_to = claims.committed_to
     return (
@@ -110,6 +111,41 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
         or _cause_list(t, reply, rubrics)
         or _symptom_map(t, reply, rubrics, answer)
     )
+
+
+def _reopened(reply: Reply, rubrics: dict[str, CompiledRubric], claims: Claims) -> Claims:
+    """A verdict that maps straight onto a list of alternatives is no verdict: "TL;DR: idle stages ⇒ bubbles, a slow
+    stage, a straggler or comm", "Bottom line: tiny kernels → launch overhead, memory-bound kernels or a sync". When
+    every clause asserting the chosen diagnosis is followed by a clause offering three or more short items as
+    alternatives, two or more of them diagnoses (the fabric counts), the claims are read as committing to nothing.
+    A verdict followed by its own causes ("a straggler: rank 3, 5 or 7"), or by rivals ruled out ("not a slow stage,
+    a straggler or comm"), keeps its verdict."""
+    chosen = claims.committed_to or claims.named
+    verdict = claims.evidence.get(chosen or "")
+    if verdict is None or not verdict.asserted_in:
+        return claims
+    clauses = reply.clauses
+    opened = {k for k in verdict.asserted_in if k + 1 < len(clauses) and _lists_alternatives(reply, rubrics, k + 1)}
+    if opened != verdict.asserted_in:
+        return claims
+    evidence = {s: replace(e, asserted_in=e.asserted_in - opened, outright=False) for s, e in claims.evidence.items()}
+    return replace(claims, evidence=evidence, named=None, committed_to=None, verdict=None)
+
+
+def _lists_alternatives(reply: Reply, rubrics: dict[str, CompiledRubric], k: int) -> bool:
+    """Clause k offers three or more short items as alternatives, two or more of them diagnoses (or one and the
+    fabric), and denies none of them."""
+    text = reply.clauses[k].text
+    if " or " not in text:
+        return False  # the common case: one look at the clause
+    items = [item for item in _CAUSE_SEPARATOR.split(text) if item.strip()]
+    if len(items) < ENUMERATION - 1 or any(len(item.split()) > LIST_ITEM_WORDS for item in items):
+        return False
+    found = [(s, m) for s, comp in rubrics.items() for m in reply.find(comp.signature) if m.at[0] == k]
+    if any(denies(m) for _, m in found):
+        return False  # "not a slow stage, a straggler or comm": rivals ruled out ("no overlap" names one, denies none)
+    names = {s for s, m in found if m.positive}
+    return len(names) + bool(_NETWORK.search(text) and not negated(text)) >= 2
 
 
 _ITEM_MARK = re.compile(r"(?:^|\s)(?:[☐☑☒•·]|\[[ x✓]?\]|\(?[a-e1-9]\))\s")  # "☐ …", "a) …", "(2) …" inline too
