@@ -230,7 +230,9 @@ _ALTERNATIVE = re.compile(
     # "a busy timeline can hide X, Y or Z": causes a symptom may have in general, offered as a family
     r"|\b(?:can|could|might|may|often|usually) (?:also )?(?:hide|mask|mean|come from|be caused by|be down to)\b"
     r"[^.;]{0,100}\bor\b"
-    r"|\bor\b[^.;]*\bor\b"  # X or Y or Z
+    # X or Y or Z; "256 or more", "a week or so" bound a quantity, they offer no alternative
+    r"|\bor\b(?! (?:more|so|less|fewer|higher|lower|above|below|greater|better)\b)[^.;]*\bor\b"
+    r"(?! (?:more|so|less|fewer|higher|lower|above|below|greater|better)\b)"
 )
 # "X, Y or Z": a pattern of its own (it starts at any letter: inside the alternation above it made it 5× slower),
 # tried only on a clause with a comma and an "or".
