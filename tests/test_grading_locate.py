@@ -12,14 +12,18 @@ from bot.grading import matcher
 def _general(
     tokens: tuple[str, ...], positions: dict[str, list[int]], at_of: tuple[int, ...], ordered: bool
 ) -> tuple[int, ...] | None:
-    """The general search, as written for rules of any length (each anchor, the nearest word for each other token)."""
+    """The general search, as written for rules of any length (each anchor, the nearest word for each other token; for
+    an ordered rule, the first word after the one chosen before)."""
     lists = [positions.get(t) for t in tokens]
     if any(x is None for x in lists):
         return None
     first, *rest = [x for x in lists if x is not None]
     window = len(tokens) + matcher.WINDOW_SLACK
     for anchor in first:
-        chosen = matcher._nearest(anchor, rest, at_of)
+        found = matcher._following(anchor, rest, at_of) if ordered else matcher._nearest(anchor, rest, at_of)
+        if found is None:
+            continue
+        chosen = found
         spread = [at_of[k] for k in chosen]
         if tokens[0] in matcher._NEGATIONS and min(spread) != spread[0]:
             continue

@@ -330,7 +330,9 @@ def _locate(
     window = len(tokens) + WINDOW_SLACK
     negation_first = tokens[0] in _NEGATIONS
     for anchor in first:
-        chosen = _nearest(anchor, rest, at_of)
+        chosen = _following(anchor, rest, at_of) if ordered else _nearest(anchor, rest, at_of)
+        if chosen is None:
+            continue
         spread = [at_of[k] for k in chosen]
         low, high = min(spread), max(spread)
         if negation_first and low != spread[0]:
@@ -356,7 +358,13 @@ def _locate_pair(
     negation_first = tokens[0] in _NEGATIONS
     for anchor in first:
         at = at_of[anchor]
-        best = other[0] if len(other) == 1 else _closest(at, other, at_of)
+        if ordered:  # the nearest word after the anchor: one before it cannot stand for the rule's second token
+            later = [k for k in other if at_of[k] > at]
+            if not later:
+                continue
+            best = later[0]
+        else:
+            best = other[0] if len(other) == 1 else _closest(at, other, at_of)
         there = at_of[best]
         if best == anchor or (negation_first and there < at) or (ordered and at >= there):
             continue  # one word for both; "overlap … no"; out of order (as in _locate)
@@ -369,6 +377,21 @@ def _nearest(anchor: int, others: list[list[int]], at_of: tuple[int, ...]) -> li
     """The anchor, and for each other token of the rule the word nearest to it (the first, on a tie)."""
     at = at_of[anchor]
     return [anchor, *(other[0] if len(other) == 1 else _closest(at, other, at_of) for other in others)]
+
+
+def _following(anchor: int, others: list[list[int]], at_of: tuple[int, ...]) -> list[int] | None:
+    """For an ordered rule: the anchor, then for each other token the first of its words after the one chosen before
+    ("the gradients go out after backward, rather than while the layers compute": the "compute" after "rather", not
+    the "backward" before it). None when a token has no word after the previous one."""
+    chosen = [anchor]
+    at = at_of[anchor]
+    for other in others:
+        best = next((k for k in other if at_of[k] > at), None)
+        if best is None:
+            return None
+        chosen.append(best)
+        at = at_of[best]
+    return chosen
 
 
 def _closest(at: int, candidates: list[int], at_of: tuple[int, ...]) -> int:
