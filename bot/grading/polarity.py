@@ -93,6 +93,41 @@ _IN_PLACE_AFTER = compile_hoisted(
     r"|already (?:on|enabled|in place|in use|active|at|set)\b)"
     r"|^\s*(?:already )?keeps?\b"
 )
+_STATE_AFTER = compile_hoisted(
+    # a remedy word as the subject of a state that holds now: "prefetch is working", "the comm was mostly hidden",
+    # "NCCL is overlapping fine", "flash attention is the top line", "FlashAttention dominates the profile"
+    r"^[^.;,]{0,12}?\b(?:is|are|was|were)(?: (?:still|now|all|almost|quite|pretty|also|\w+ly))*"
+    r" (?:working|hidden|overlapped|overlapping|running|firing|kicking in|doing (?:its|their) job|effective|in effect"
+    r"|(?:the |a )?(?:top|biggest|largest|longest|heaviest|hottest|widest|dominant|most expensive)(?: [\w-]+)?"
+    r" (?:line|kernel|row|bar|op|slice|entry|item|block|consumer|cost)s?)\b"
+    r"|^[^.;,]{0,12}?\b(?:dominates|dominated|tops|topped|shows up as)\b"
+)
+# A remedy's words spread over a copula describe the state it names ("the comm was almost fully hidden", "the
+# all-reduce is overlapped with backward"), unless a directive or a condition puts that state ahead ("make sure the
+# comm is hidden", "once the comm is hidden", "it needs to be overlapped" has no finite copula at all).
+_STATE_ADVERB = r"(?: (?:still|now|all|almost|quite|pretty|also|being|\w+ly))*"
+# (a relative clause inside names which thing to act on: "drain whichever node is throttled", "swap the one that's
+# failing")
+_COPULA_INSIDE = re.compile(
+    r"^(?:(?!\b(?:which|whichever|whatever|that|who|where|whose)\b).)*\b(?:is|are|was|were)"
+    + _STATE_ADVERB
+    + r" [\w-]+(?:ed|en|ing)\b"
+)
+# "the comm was fully hidden under backward": the copula just before a remedy that opens with a participle
+_COPULA_BEFORE = re.compile(r"\b(?:is|are|was|were)" + _STATE_ADVERB + r"\s+$")
+_PARTICIPLE_START = re.compile(r"[\w-]+(?:ed|en|ing)\b")
+_RELATIVE_COPULA_BEFORE = re.compile(
+    r"\b(?:which|whichever|whatever|that|who|where|whose)\b(?:\s+[\w'-]+){0,2}\s+(?:is|are|was|were)"
+    + _STATE_ADVERB
+    + r"\s+$"
+)
+_STATE_WANTED_BEFORE = compile_hoisted(
+    r"\b(?:make sure|ensure|ensuring|so that|until|till|once|if|when|unless|whether|want|wants|need|needs|should"
+    r"|must|check|verify|confirm|see|goal|aim|target)\b[^.;]{0,40}$"
+    # "the fix is overlapping comm with backward": the subject is the remedy itself
+    r"|\b(?:fix|answer|remedy|solution|cure|plan|move|lever|idea|option|next step|way forward)\b[^.;,]{0,15}$"
+)
+_IN_PLACE_WORDS = ("already", "keep", " is ", " are ", " was ", " were ", "dominat", "tops", "topped", "shows up")
 _CHANGE_AFTER = compile_hoisted(
     r"\b(?:raise|bump|increase|double|lower|reduce|drop|cut|change|switch|turn|set|move|go|crank|halve)"
     r" (?:it|that|them|this|to|up|down|off|on)\b"
@@ -709,12 +744,26 @@ class ClauseReading:
     def in_place(self, start: int, end: int) -> bool:
         """A fix named at text[start:end] is already there ("CUDA graphs keep the queue ahead"): not proposed."""
         text = self.text
-        if "already" not in text and "keep" not in text and " is " not in text and " are " not in text:
+        if not any(w in text for w in _IN_PLACE_WORDS):
             return False
         after = text[end : end + LOOK]
         if _CHANGE_AFTER.search(after):
             return False  # "num_workers is set to 2, raise it to 12": the setting is named to be changed
-        return bool(_IN_PLACE_AFTER.search(after) or _IN_PLACE_BEFORE.search(text[max(0, start - LOOK) : start]))
+        before = text[max(0, start - LOOK) : start]
+        if _IN_PLACE_AFTER.search(after) or _IN_PLACE_BEFORE.search(before):
+            return True
+        described = (
+            _STATE_AFTER.search(after)
+            or _COPULA_INSIDE.search(text[start:end])
+            or (
+                _COPULA_BEFORE.search(before)
+                and _PARTICIPLE_START.match(text, start)
+                and not _RELATIVE_COPULA_BEFORE.search(before)
+            )
+        )
+        if not described:
+            return False
+        return not _STATE_WANTED_BEFORE.search(before)  # "make sure the comm is hidden" asks for the state
 
     def quizzes(self) -> bool:
         """A question that quizzes the reader ("how many kernels do you think this step launches?"): the check in it is
