@@ -266,6 +266,8 @@ class Reply:
             negated = reading.mocked()  # "let's add CUDA graphs to a trace with no gaps /s" rejects the fix
         if not negated and not naming and not check and reading.in_place(start, tokens[words[-1]].end):
             negated = True  # "CUDA graphs keep the launch queue ahead", "workers are already at 8": not proposed
+        if not negated and not naming and not check and reading.futile(tokens[words[-1]].end):
+            negated = True  # "tuning NCCL won't touch it", "more workers wouldn't change a thing": dismissed
         if not negated and check and reading.quizzes():
             negated = True  # "how many kernels do you think this step launches?" puts a puzzle, proposes no check
         if not negated and not check and reading.asks():

@@ -127,6 +127,31 @@ _STATE_WANTED_BEFORE = compile_hoisted(
     # "the fix is overlapping comm with backward": the subject is the remedy itself
     r"|\b(?:fix|answer|remedy|solution|cure|plan|move|lever|idea|option|next step|way forward)\b[^.;,]{0,15}$"
 )
+# A remedy denied its effect right after it is named: "tuning NCCL won't touch it", "more workers wouldn't change the
+# picture", "bucket_cap_mb here isn't going to matter" (a few words may come between, not a new subject: "raise
+# bucket_cap_mb so it won't stall" keeps the fix; "can't hurt" recommends it).
+_FUTILE_AFTER = re.compile(
+    r"^(?:\s+(?!(?:so|and|or|but|because|then|since|it|this|that|they|we|i|you|which|until|if)\b)[\w'-]+){0,2}\s+"
+    r"(?:won'?t|will not|wouldn'?t|would not|doesn'?t|does not|can'?t|cannot|isn'?t going to|is not going to"
+    r"|aren'?t going to|are not going to|did(?:n'?t| not))"
+    # a verb of effect: the remedy is said to do nothing ("the hooks never get a look in" describes a failure)
+    r"(?: (?:really|even|actually|ever|necessarily|by itself|on its own))?\s+(?:help|touch|fix|solve|matter|change"
+    r"|move|improve|speed|shorten|shrink|reduce|remove|close|cure|address|affect|recover|save|buy|work|get rid"
+    r"|do (?:anything|much|a thing|squat|it)|make (?:a|any|much) (?:difference|dent))\w*\b"
+)
+_FUTILE_WORDS = (
+    "won",
+    "will not",
+    "wouldn",
+    "would not",
+    "doesn",
+    "does not",
+    "can",
+    "going to",
+    "didn",
+    "did not",
+    "never",
+)
 _IN_PLACE_WORDS = ("already", "keep", " is ", " are ", " was ", " were ", "dominat", "tops", "topped", "shows up")
 _CHANGE_AFTER = compile_hoisted(
     r"\b(?:raise|bump|increase|double|lower|reduce|drop|cut|change|switch|turn|set|move|go|crank|halve)"
@@ -764,6 +789,11 @@ class ClauseReading:
         if not described:
             return False
         return not _STATE_WANTED_BEFORE.search(before)  # "make sure the comm is hidden" asks for the state
+
+    def futile(self, end: int) -> bool:
+        """A fix ending at text[:end] is named to be dismissed: "tuning NCCL won't touch it"."""
+        after = self.text[end : end + LOOK]
+        return any(w in after for w in _FUTILE_WORDS) and bool(_FUTILE_AFTER.match(after))
 
     def quizzes(self) -> bool:
         """A question that quizzes the reader ("how many kernels do you think this step launches?"): the check in it is
