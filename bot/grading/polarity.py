@@ -51,6 +51,32 @@ _NEGATION_BEFORE = compile_hoisted(
     r"|\b(?:considered|thought about|wondered about|weighed|ruled out|excluded)\s+(?:a |an |the )?[\w-]+"
     r"(?:\s[\w-]+)?\s+(?:and|or|nor)\s+(?:a |an |the )?$"
 )
+# A denial that opens a list reaches every item of it: "it's bubbles, not a slow stage, a throttled GPU or comm". An
+# item is a short name (no verb of its own: "not a slow stage, more micro-batches will fix it" ends the denial), and
+# a middle item needs the list closed by "or"/"nor" after it, so a denial followed by a fresh clause reaches nothing.
+_LIST_WORD = (
+    r"(?!(?:will|would|should|could|can|might|may|is|are|was|were|fix|fixes|helps?|so|but|and|then)\b)[\w./()+'-]+"
+)
+_LIST_ITEM = rf"(?:(?:a|an|the|any|one)\s+)?{_LIST_WORD}(?:\s+{_LIST_WORD}){{0,3}}"
+# ("not sure, a slow stage, a throttled GPU or comm" doubts, "not only A, B or C" adds: neither denies the list)
+# The denial opens the list: it starts the clause or follows a comma, a copula or "but"/"and" ("the all-reduce not
+# overlapping, or a straggler, or …" names a state in its first item; it denies nothing after it)
+_DENIAL_OPENS = (
+    r"(?:(?:(?:^|,)\s*|\b(?:it'?s|that'?s|this is|it is|is|are|was|were|but|and|just|definitely|clearly)\s+)"
+    # ("no overlap, a slow rank or the fabric": a bare "no" may name a state, the first item of a list of rivals)
+    r"(?:not|neither|nor|never|rather than|instead of|no (?:amount|sign|trace|hint) of)\b"
+    r"|\b(?:isn|aren|wasn|weren)'?t\b)"
+    r"(?!\s+(?:sure|certain|convinced|positive|idea|clue|doubt|only|just|yet|quite|100)\b)"
+)
+_DENIED_LIST_BEFORE = re.compile(
+    rf"(?:{_DENIAL_OPENS})\s+{_LIST_ITEM}(?:\s*,\s*{_LIST_ITEM})*(?:\s*,\s*|\s*,?\s+(?P<last>or|nor)\s+)"
+    r"(?:(?:a|an|the|any|one)\s+)?$"
+)
+_LIST_CLOSED_AFTER = re.compile(
+    rf"{_LIST_ITEM}(?:\s*,\s*{_LIST_ITEM})*\s*,?\s+(?:or|nor)\s+{_LIST_ITEM}\s*(?:[.;:!?)—–]|\s-|$)"
+)
+# "bubbles, not a slow stage, a throttled GPU or comm": where a list of options opens with a denial
+_DENIED_LIST_OPEN = re.compile(rf"(?:{_DENIAL_OPENS})\s+{_LIST_ITEM}(?:\s*,\s*{_LIST_ITEM})*$")
 _EXONERATED_AFTER = compile_hoisted(
     r"^[^.;]{0,25}?(?:\b(?:is|are|was|looks?|seems?|appears?)\s+(?:fine|ok|okay|good|normal|innocent|irrelevant|"
     r"healthy|a red herring|not (?:it|the (?:problem|issue|cause|culprit|bottleneck)))|\bruled out\b|"
@@ -617,6 +643,13 @@ _HEDGED_WORDS = (
 )  # … and in every HEDGED_BY_NEXT match
 
 
+def _options_listed(text: str) -> bool:
+    """The clause lists options "X, Y or Z", and no denial opens the list ("bubbles, not a slow stage, a throttled
+    GPU or comm" denies three rivals, it offers none)."""
+    listed = _LISTED_OPTIONS.search(text)
+    return listed is not None and not _DENIED_LIST_OPEN.search(text, 0, listed.start() + 1)
+
+
 class ClauseReading:
     """The polarity of matches in one clause, each pattern run at most once per position."""
 
@@ -838,7 +871,7 @@ class ClauseReading:
                     _ALTERNATIVE_WORDS.search(text, self._words)
                     and (
                         _ALTERNATIVES.matches(text, self._words)
-                        or ("," in text and "or" in text and _LISTED_OPTIONS.search(text))
+                        or ("," in text and "or" in text and _options_listed(text))
                     )
                 )
             )
@@ -919,8 +952,20 @@ class ClauseReading:
                 # bound, …)" names what is missing and the problem it causes).
                 cut = max(piece.rfind("."), piece.rfind(";"), piece.rfind(","), piece.rfind("→"), piece.rfind("("))
                 found = bool(_NEGATION_BEFORE.search(piece, cut + 1))
+                if not found and cut >= 0 and piece[cut] == ",":
+                    found = self._denied_list_item(piece, start)
             self._before[start] = found
         return found
+
+    def _denied_list_item(self, piece: str, start: int) -> bool:
+        """The words at `start` are a later item of a list a denial opens ("not a slow stage, a throttled GPU or
+        comm"): the last item, after "or", or a middle one with the list closed by "or" after it."""
+        listed = _DENIED_LIST_BEFORE.search(piece)
+        if listed is None:
+            return False
+        if listed.group("last"):
+            return True
+        return bool(_LIST_CLOSED_AFTER.match(self.text, start))
 
     def _exonerated_after(self, end: int) -> bool:
         found = self._after.get(end)
