@@ -157,26 +157,13 @@ _STATE_WANTED_BEFORE = compile_hoisted(
 # picture", "bucket_cap_mb here isn't going to matter" (a few words may come between, not a new subject: "raise
 # bucket_cap_mb so it won't stall" keeps the fix; "can't hurt" recommends it).
 _FUTILE_AFTER = re.compile(
-    r"^(?:\s+(?!(?:so|and|or|but|because|then|since|it|this|that|they|we|i|you|which|until|if)\b)[\w'-]+){0,2}\s+"
+    r"(?:\s+(?!(?:so|and|or|but|because|then|since|it|this|that|they|we|i|you|which|until|if)\b)[\w'-]+){0,2}\s+"
     r"(?:won'?t|will not|wouldn'?t|would not|doesn'?t|does not|can'?t|cannot|isn'?t going to|is not going to"
     r"|aren'?t going to|are not going to|did(?:n'?t| not))"
     # a verb of effect: the remedy is said to do nothing ("the hooks never get a look in" describes a failure)
     r"(?: (?:really|even|actually|ever|necessarily|by itself|on its own))?\s+(?:help|touch|fix|solve|matter|change"
     r"|move|improve|speed|shorten|shrink|reduce|remove|close|cure|address|affect|recover|save|buy|work|get rid"
     r"|do (?:anything|much|a thing|squat|it)|make (?:a|any|much) (?:difference|dent))\w*\b"
-)
-_FUTILE_WORDS = (
-    "won",
-    "will not",
-    "wouldn",
-    "would not",
-    "doesn",
-    "does not",
-    "can",
-    "going to",
-    "didn",
-    "did not",
-    "never",
 )
 _IN_PLACE_WORDS = ("already", "keep", " is ", " are ", " was ", " were ", "dominat", "tops", "topped", "shows up")
 _CHANGE_AFTER = compile_hoisted(
@@ -643,11 +630,13 @@ _HEDGED_WORDS = (
 )  # … and in every HEDGED_BY_NEXT match
 
 
-def _options_listed(text: str) -> bool:
+def _options_listed(text: str, may_deny: bool) -> bool:
     """The clause lists options "X, Y or Z", and no denial opens the list ("bubbles, not a slow stage, a throttled
     GPU or comm" denies three rivals, it offers none)."""
     listed = _LISTED_OPTIONS.search(text)
-    return listed is not None and not _DENIED_LIST_OPEN.search(text, 0, listed.start() + 1)
+    if listed is None:
+        return False
+    return not (may_deny and _DENIED_LIST_OPEN.search(text, 0, listed.start() + 1))
 
 
 class ClauseReading:
@@ -664,6 +653,7 @@ class ClauseReading:
         "_denied",
         "_flags",
         "_frame_end",
+        "_gates",
         "_hedged_by_lead",
         "_hedged_by_next",
         "_held_by_next",
@@ -757,6 +747,7 @@ class ClauseReading:
         self._inside: dict[tuple[int, int], bool] = {}
         self._context: dict[int, bool] = {}
         self._flags: Flags | None = None
+        self._gates: tuple[bool, bool] | None = None  # (in place, futile): the clause holds a word the test needs
 
     def negated(self, start: int, end: int, negative_rule: bool, check: bool = False) -> bool:
         """The words at text[start:end] are denied, exonerated or rejected ("not X", "X is fine", "rule out X")."""
@@ -802,7 +793,7 @@ class ClauseReading:
     def in_place(self, start: int, end: int) -> bool:
         """A fix named at text[start:end] is already there ("CUDA graphs keep the queue ahead"): not proposed."""
         text = self.text
-        if not any(w in text for w in _IN_PLACE_WORDS):
+        if not self._gated()[0]:
             return False
         after = text[end : end + LOOK]
         if _CHANGE_AFTER.search(after):
@@ -825,8 +816,13 @@ class ClauseReading:
 
     def futile(self, end: int) -> bool:
         """A fix ending at text[:end] is named to be dismissed: "tuning NCCL won't touch it"."""
-        after = self.text[end : end + LOOK]
-        return any(w in after for w in _FUTILE_WORDS) and bool(_FUTILE_AFTER.match(after))
+        return self._gated()[1] and bool(_FUTILE_AFTER.match(self.text, end, end + LOOK))
+
+    def _gated(self) -> tuple[bool, bool]:
+        if self._gates is None:
+            text = self.text
+            self._gates = (any(w in text for w in _IN_PLACE_WORDS), "n't" in text or "not" in text or "nt " in text)
+        return self._gates
 
     def quizzes(self) -> bool:
         """A question that quizzes the reader ("how many kernels do you think this step launches?"): the check in it is
@@ -871,7 +867,7 @@ class ClauseReading:
                     _ALTERNATIVE_WORDS.search(text, self._words)
                     and (
                         _ALTERNATIVES.matches(text, self._words)
-                        or ("," in text and "or" in text and _options_listed(text))
+                        or ("," in text and "or" in text and _options_listed(text, self._keywords[0]))
                     )
                 )
             )
