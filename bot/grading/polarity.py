@@ -165,6 +165,21 @@ _FUTILE_AFTER = re.compile(
     r"|move|improve|speed|shorten|shrink|reduce|remove|close|cure|address|affect|recover|save|buy|work|get rid"
     r"|do (?:anything|much|a thing|squat|it)|make (?:a|any|much) (?:difference|dent))\w*\b"
 )
+# A remedy's words used as a modifier of a noun that names a thing the job has ("suspicious for a fixed-shape job",
+# "the refactor that split the fused MLP", "most of the time is in the flash-attention kernel"): the determiner
+# follows a preposition, or a verb in a relative clause, so the phrase is not the object of a remedy verb ("use a
+# fused kernel", "go for a fixed-shape buffer", "pad to a fixed shape" keep the prescription).
+_ATTRIBUTIVE_BEFORE = compile_hoisted(
+    # (most prepositions also end a phrasal remedy verb: "turn on the …", "get rid of the …", "swap in a …")
+    r"(?:(?<!\bgo )(?<!\bopt )(?<!\bgoing )(?<!\bask )(?<!\baim )(?<!\bpush )(?<!\bsettle )"
+    r"\b(?:than|like|inside|within|during|for)"
+    r"|\b(?:that|which|who)\s+[\w-]+)\s+(?:the|a|an|this|its|their|our|each|every)\s+$"
+)
+_NOUN_AFTER = re.compile(
+    r"[\s-]+(?!(?:and|or|but|so|to|for|with|in|on|is|are|was|were|will|would|should|could|can|might|may|if|when|that"
+    r"|which|the|a|an|of|as|at|by|from|then|it|this|instead|rather|alone|again|too|first|here|now|you|we|i|they"
+    r"|he|she)\b)[a-z][\w-]*"
+)
 _IN_PLACE_WORDS = ("already", "keep", " is ", " are ", " was ", " were ", "dominat", "tops", "topped", "shows up")
 _CHANGE_AFTER = compile_hoisted(
     r"\b(?:raise|bump|increase|double|lower|reduce|drop|cut|change|switch|turn|set|move|go|crank|halve)"
@@ -793,6 +808,8 @@ class ClauseReading:
     def in_place(self, start: int, end: int) -> bool:
         """A fix named at text[start:end] is already there ("CUDA graphs keep the queue ahead"): not proposed."""
         text = self.text
+        if _NOUN_AFTER.match(text, end) and _ATTRIBUTIVE_BEFORE.search(text, max(0, start - LOOK), start):
+            return True  # "a fixed-shape job", "the refactor that split the fused MLP": a thing the job has
         if not self._gated()[0]:
             return False
         after = text[end : end + LOOK]
