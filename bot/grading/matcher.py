@@ -271,7 +271,8 @@ class Reply:
         if not negated and check and reading.quizzes():
             negated = True  # "how many kernels do you think this step launches?" puts a puzzle, proposes no check
         if not negated and not check and reading.asks():
-            negated = True  # "what's num_workers set to?" names and fixes nothing
+            # "what's num_workers set to?" names and fixes nothing; "is this just a healthy run?" offers a name
+            negated = not (naming and phrase.weight >= 1.0 and reading.puts_forward())
         alternative, hedged, tentative, conditional, soft = reading.flags()
         return Match(
             phrase,

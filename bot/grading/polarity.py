@@ -250,7 +250,12 @@ _TENTATIVE = re.compile(
     r"might be (?:the same|similar)|could be (?:the same|that) again|i think|i suspect|suspect|i'?d guess|"
     r"probably(?<!i'd probably)(?<!i would probably)(?<!we'd probably)|"  # "I'd probably bump m": the fix is soft
     r"prob|my guess|afaict|i believe|idk|(?:want|like) to confirm|"
-    r"to be sure|before (?:saying|committing)|i reckon|reckon|my hunch|hunch is|gut (?:says|feeling)|i feel like|"
+    r"to be sure|before (?:saying|committing)|i reckon|reckon|i feel like|"
+    # a hunch or a gut call is a guess however it is put: "hunch: X", "hunch says X", "gut feel says X"
+    r"hunch(?:es)?|gut (?:says|feel\w*|tells me|instinct|call|check|reaction)|my gut|instinct says|"
+    # a guess owned as the only one: "that's my only guess", "only idea i have", "the only thing i can think of"
+    r"my only (?:guess|idea|theory|read|reading|hunch|hypothesis|candidate|suspect)(?! left\b)"
+    r"|only (?:guess|idea|theory|hunch|lead) (?:i have|i'?ve got|so far)|only thing i can think of|"
     r"feels like|i wonder (?:if|whether)|not 100 ?%|not entirely sure|not certain|could be wrong|"
     r"haven'?t (?:verified|checked|confirmed)|not verified|hold it loosely|"
     r"i'?m not certain|might|may be"
@@ -390,7 +395,8 @@ _HEDGE_LEAD = compile_hoisted(
     r"|(?:i )?(?:might|could|may) be wrong|my guess is|(?:i )?can'?t be (?:sure|certain)|hard to say"
     r"|don'?t quote me|probably|maybe|perhaps|possibly"
     r"|(?:my |our |the )?(?:leading |working |current |initial |main )?(?:theory|hypothesis|suspicion|assumption)"
-    r"|(?:my |our |the )?best guess|tentatively|pending confirmation)"
+    r"|(?:my |our |the )?best guess|tentatively|pending confirmation"
+    r"|(?:my |a )?hunch(?: says| is)?|(?:my )?gut(?: feel(?:ing)?)?(?: says| tells me| is)?)"
     r"(?: (?:for now|so far|right now|at the moment|at this point))?\W*$"
 )
 # A list item after the match carries its own condition ("num_workers up, pin_memory, and DALI if it's image decode"):
@@ -463,6 +469,10 @@ HEDGED_BY_NEXT = re.compile(
     # "…, though I'd like someone to double-check", "but I want a second pair of eyes to double-check it"
     r"|^\W*(?:but |though |although )?(?:i'?d |i would |we'?d |i )?(?:want|need|like) (?:someone |somebody "
     r"|a second pair of eyes )?to double[\s-]?check\b[^.;]{0,40}$"
+    # "X. That's my only theory for the comb of kernels", "… — only guess I have": the guess is owned as one
+    r"|^\W*(?:(?:that'?s|it'?s|this is|that is|it is) (?:my|the) only (?:guess|idea|theory|read|reading"
+    r"|hunch|hypothesis|candidate|lead)|(?:my )?only (?:guess|idea|theory|hunch|lead) (?:i have|i'?ve got))"
+    r"\b[^.;]{0,50}$"
     r"|^\W*(?:but )?(?:i )?(?:haven'?t|have not|didn'?t|did not) (?:actually )?"  # "…, but I haven't done it"
     r"(?:done|run|tried|checked|verified|measured|counted) (?:it|that|this)(?: yet)?\W*$"
 )
@@ -473,8 +483,23 @@ QUESTION_BACK = re.compile(
     r"(?:what|what'?s|which|how|where|who|do you|does|did|have you|has|can you|can we|could you|would you"
     r"|any chance|anyone|is this|is that|are these|are those|are you|is there|are there|was this|were you)\b[^?]*\?\s*$"
     # "is expandable_segments even on by default?": asking about a setting
-    r"|^\W*(?:is|are|was|were) [^?]{0,60}\b(?:on|off|enabled|disabled|set|default|installed|available|supported)\b"
-    r"[^?]*\?\s*$"
+    # ("is the top kernel bound on DRAM?" asks no setting: "on"/"off" name one only at the end of the question)
+    r"|^\W*(?:is|are|was|were) [^?]{0,60}(?:\b(?:on|off)(?: by default| already| yet| here| at all| now)?\s*"
+    r"|\b(?:enabled|disabled|set|default|installed|available|supported)\b[^?]*)\?\s*$"
+)
+# A yes/no question about the trace itself that calls the problem by name puts that name forward as a guess, when the
+# question says it guesses ("is this just a healthy run?", "is it maybe bound on DRAM?") or the reply owns the guess
+# right after it ("is there a single slow rank here? only thing I can think of", "…? probably"). A question the reply
+# goes on to answer or to teach from ("so is this healthy? don't stop there …") still only asks.
+_PUTS_FORWARD = re.compile(
+    r"^\W*(?:(?:wait|ok|okay|so|hmm+|also|and|but)\W+)?(?:(?:is|are|was|were) (?:this|that|these|those|there|it)\b"
+    r"|any chance\b|(?:does|do) (?:this|that|it|these|those) (?:look|smell|sound|seem)\b)"
+)
+_GUESSING_QUESTION = re.compile(r"\b(?:just|maybe|perhaps|possibly|simply|really)\b")
+_GUESS_OWNED_AFTER = re.compile(
+    r"^\W*(?:(?:that'?s|it'?s|this is|that is|it is) (?:my|the) only\b"
+    r"|(?:my )?only (?:guess|idea|theory|thing|candidate|read|hunch|lead)\b"
+    r"|(?:probably|prob|likely|i think|i suspect|i reckon|i'?d guess|my guess|my hunch)\b)"
 )
 _YES = re.compile(r"\W*(?:yes|yep|yeah|yup|correct|exactly|indeed)\b")
 _PROPOSES_STEP = re.compile(r"^\W*(?:should|shall) (?:we|i)\b")
@@ -642,6 +667,7 @@ _HEDGED_WORDS = (
     "double",
     "confirm",
     "tbc",
+    "only",
 )  # … and in every HEDGED_BY_NEXT match
 
 
@@ -851,6 +877,16 @@ class ClauseReading:
         """The clause is a question back: it claims no diagnosis and offers no fix (a check asked about — "how many
         cudaMalloc per step?" — is still a check, offered tentatively)."""
         return self._asks
+
+    def puts_forward(self) -> bool:
+        """The question is a yes/no question about the trace ("is this just X?"): a name in it is offered as a guess,
+        not asked about."""
+        text = self.text
+        return (
+            text.endswith("?")
+            and bool(_PUTS_FORWARD.match(text))
+            and bool(_GUESSING_QUESTION.search(text) or _GUESS_OWNED_AFTER.match(self._after_text))
+        )
 
     def not_a_claim(self, start: int) -> bool:
         """A diagnosis named here is listed as a check, named inside a fix or a check, or said in sarcasm."""
