@@ -10,6 +10,8 @@ from typing import NamedTuple, cast
 from .phrases import Phrase
 from .polarity import (
     ANECDOTE,
+    DISMISSAL,
+    DISMISSAL_WORDS,
     HEDGE,
     HELD_WORDS,
     QUESTION_BACK,
@@ -182,6 +184,22 @@ class Reply:
                     return False
         return False
 
+    def _dismissed_after(self, number: int, end: int) -> bool:
+        """A bare dismissal ("…, negligible", "harmless", "not the problem") follows the words ending at `end`, within
+        this sentence or opening the next one: what the sentence names is waved away, not diagnosed."""
+        if not any(w in self.text for w in DISMISSAL_WORDS):
+            return False
+        if DISMISSAL.search(self.clauses[number].text, end):  # "it happens once per epoch, so negligible"
+            return True
+        ended = self.clauses[number].stop
+        for clause in self.clauses[number + 1 :]:
+            if DISMISSAL.search(clause.text):
+                return True
+            if ended:  # the next sentence's first clause was the last to read
+                return False
+            ended = clause.stop
+        return False
+
     def _turn_after(self, clause: Clause) -> bool:
         """The clause is followed by a turn ("…, but …", "… though …")."""
         at = self.text.find(clause.quote.lower())
@@ -268,6 +286,8 @@ class Reply:
             negated = True  # "CUDA graphs keep the launch queue ahead", "workers are already at 8": not proposed
         if not negated and not naming and not check and reading.futile(tokens[words[-1]].end):
             negated = True  # "tuning NCCL won't touch it", "more workers wouldn't change a thing": dismissed
+        if not negated and naming and self._dismissed_after(number, tokens[words[-1]].end):
+            negated = True  # "the .item() is there, it runs every 100 steps; negligible": named to be waved away
         if not negated and check and reading.quizzes():
             negated = True  # "how many kernels do you think this step launches?" puts a puzzle, proposes no check
         if not negated and not check and reading.asks():

@@ -78,8 +78,13 @@ _LIST_CLOSED_AFTER = re.compile(
 # "bubbles, not a slow stage, a throttled GPU or comm": where a list of options opens with a denial
 _DENIED_LIST_OPEN = re.compile(rf"(?:{_DENIAL_OPENS})\s+{_LIST_ITEM}(?:\s*,\s*{_LIST_ITEM})*$")
 _EXONERATED_AFTER = compile_hoisted(
-    r"^[^.;]{0,25}?(?:\b(?:is|are|was|looks?|seems?|appears?)\s+(?:fine|ok|okay|good|normal|innocent|irrelevant|"
-    r"healthy|a red herring|not (?:it|the (?:problem|issue|cause|culprit|bottleneck)))|\bruled out\b|"
+    # (a comma and a new subject start a verdict on something else: "nothing is wrong in this trace, all looks as
+    # expected" does not clear "nothing wrong")
+    r"^(?:(?!,\s*(?:all|everything|this|that|the rest|we|they|i|both)\b)[^.;]){0,25}?"
+    r"(?:\b(?:is|are|was|looks?|seems?|appears?)\s+(?:fine|ok|okay|good|normal|innocent|irrelevant|"
+    r"healthy|a red herring|not (?:it|the (?:problem|issue|cause|culprit|bottleneck))"
+    # dismissed as too small to matter: "the .item() is negligible", "that sync is harmless here"
+    r"|negligible|harmless|insignificant|a non-?issue|noise)|\bruled out\b|"
     r"\b(?:isn'?t|aren'?t|wasn'?t|is not|are not|was not)\s+(?:it|the (?:problem|issue|cause|culprit|bottleneck))"
     r"|\bis a red herring\b|\b(?:can|could)\s*(?:not|n't)\s+(?:explain|account)|\bdoesn'?t (?:explain|fit)"
     r"|\bwouldn'?t (?:explain|fit)|\bis wrong\b|\bis a trap\b|\bis the trap\b"
@@ -446,6 +451,16 @@ DENIED_BY_NEXT = re.compile(
     r"|(?:so |which means )?(?:the first two|both|those|these|all three|all of them) (?:are|is)"
     r" (?:out|ruled out|excluded))\b"
 )
+# A bare dismissal after a mention: "the .item() is there, it runs once every 100 steps; negligible" names the thing to
+# wave it away (what it reaches back to: matcher.py, to the start of the sentence before it).
+DISMISSAL = re.compile(
+    r"(?:^|,)\W*(?:(?:so|and|but|which is|that'?s|it'?s|thus|hence)\s+)?"
+    r"(?:(?:totally|entirely|basically|practically)\s+)?"
+    r"(?:negligible|harmless|insignificant|a non-?issue|irrelevant|not worth (?:fixing|chasing)"
+    r"|not the (?:problem|issue))"
+    r"(?:\s+(?:here|really|then|in practice|at that rate|overall))?(?:\W*$|\s*,)"
+)
+DISMISSAL_WORDS = ("negligib", "harmless", "insignifican", "issue", "irrelevant", "worth", "problem")
 # A checklist's verdict on the label before it: "Dataloader: no, the GPU is busy from the first ms", "Slow rank:
 # nope", "Launch overhead: ruled out — kernels are 2 ms" (not "Fix: no more .item() in the loop", "Sync: no doubt").
 _VERDICT_NO = re.compile(
@@ -620,6 +635,7 @@ _NEGATION_KEYWORD = re.compile(
 )
 _EXONERATION_KEYWORD = re.compile(
     r"\b(?:tell|help|show|settle|distinguish|alone|first|surface|made|had|got|fine|ok|okay|good|normal|innocent|irrelevant|healthy|herring|not|ruled|isnt|arent|wasnt|explain|account"
+    r"|negligible|harmless|insignificant|nonissue|non|noise"
     r"|fit|wrong|trap|rearranging|pointless|useless|futile|waste|wasted|cargo|anything|needle)\b|n't\b"
 )
 _CONTEXT_KEYWORD = re.compile(
