@@ -57,6 +57,9 @@ _WORKS_THE_LIST = compile_hoisted(
     r"|\b(?:to )?cover (?:all )?(?:the |my |our )?bases\b|\bcover (?:every|each) (?:base|angle|possibility)\b"
     r"|\bfor completeness\b|\bjust in case\b|\bbelt and braces\b"
     r"|\bcould be anything\b"
+    # "…, more workers, expandable segments — one will do it": one of the remedies just listed, any one
+    r"|(?:^|[,;:.!—–-]\s*)one (?:of (?:these|those|them) )?(?:will|should|ought to|is sure to|has to) "
+    r"(?:do (?:it|the trick)|work|fix (?:it|this)|help|make it|sort (?:it|this))\b"
 )
 NETWORK = "network"  # NCCL knobs and the fabric: a hypothesis outside the ten, still a topic
 
@@ -110,6 +113,8 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
         or _extras(t, reply, rubrics)
         or _cause_list(t, reply, rubrics)
         or _symptom_map(t, reply, rubrics, answer)
+        or _three_remedied(t, reply, rubrics)
+        or _tries_everything(t, reply, rubrics)
     )
 
 
@@ -535,6 +540,78 @@ def _three_named(t: _Topics) -> bool:
         and not any(e.asserted_in for e in claims.evidence.values())
         and t.words <= CATALOGUE_WORDS_PER_TOPIC * len(topics)
     )
+
+
+def _three_remedied(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """Three diagnoses named side by side with none chosen nor asserted, and remedies for two or more of them in words
+    of their own: a catalogue in any dress, even when its hedge words are ones the reader does not know (another
+    language, verse, slang), so no list form is asked for."""
+    if not _three_named(t):
+        return False
+    named = _distinct_names(reply, rubrics, set(t.named))
+    return (
+        len(named) >= STUFFED_TOPICS - 1 and len(_distinct_topics(reply, rubrics, _remedied(t, rubrics)) & named) >= 2
+    )
+
+
+def _distinct_names(reply: Reply, rubrics: dict[str, CompiledRubric], signatures: set[str]) -> frozenset[str]:
+    """The signatures among these named (positively) in words that are not all inside another one's name: "the GEMM's
+    M is too small" read as two names on the same words names neither apart ("memory-bound or launch-bound" names
+    both, though a loose reading of "bound launch" straddles them)."""
+    spans = {s: {(m.at[0], m.span) for m in reply.find(rubrics[s].signature) if m.positive} for s in signatures}
+
+    def shared(k: tuple[int, frozenset[int]], o: str) -> bool:
+        return any(at == k[0] and k[1] <= words for at, words in spans[o])
+
+    return frozenset(
+        s for s in signatures if any(all(not shared(k, o) for o in signatures if o != s) for k in spans[s])
+    )
+
+
+# An item of a plan that does something: "stop printing …", "turn on …", "add …", "check for …"
+_ACTION = re.compile(
+    r"^\s*(?:(?:and|then|also|maybe|just)\s+)*(?:stop|change|add|turn (?:on|off)|enable|disable|set|raise|bump|drop"
+    r"|remove|kill|switch|swap|use|try|increase|lower|reduce|double|halve|check|move|pin|replace|drain|cap|capture|fuse"
+    r"|log|rerun|cut|give|throw|flip|up|crank)\b"
+)
+PLAN_ITEMS = ENUMERATION - 1  # remedies in one run that, tried to see which helps, are a shotgun
+
+
+def _tries_everything(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """A run of remedies to be tried all and kept as they help ("stop A, change B, add C, turn on D — whichever
+    helps, keep"; "X, more Y, Z — one will do it"), with no verdict asserted, whose remedies reach two or more problems
+    (a fix or a name in words of its own; the fabric counts): a shotgun, even when the remedies are in words the
+    rubrics do not read. Several remedies of one problem tried in turn ("workers, pin_memory, prefetch — whichever
+    helps") are one fix tuned."""
+    if not _WORKS_THE_LIST.search(reply.text):
+        return False  # the common case, one look at the whole reply
+    if any(t.branches) or any(e.asserted_in or e.outright for e in t.claims.evidence.values()):
+        return False  # "if it's X, A; if Y, B — in that order" is a hedge
+    topics = _distinct_topics(reply, rubrics, _remedied(t, rubrics)) | _distinct_names(reply, rubrics, set(t.named))
+    if len(topics - {"healthy"} | (t.elsewhere & {NETWORK})) < 2:
+        return False  # one problem's remedies tried in turn
+    fixes: dict[int, set[str]] = {}  # per clause, the signatures whose fixes it holds
+    for s, m in _positive(reply, rubrics, "fix"):
+        fixes.setdefault(m.at[0], set()).add(s)
+    for run in _runs(reply):
+        items = [item for k in run for item in _CAUSE_SEPARATOR.split(reply.clauses[k].text) if item.strip()]
+        if len(items) < PLAN_ITEMS:
+            continue
+        acts = sum(bool(_ACTION.match(item)) for item in items)
+        if acts >= PLAN_ITEMS or len(set().union(*(fixes.get(k, set()) for k in run))) >= 2:
+            return True
+    return False
+
+
+def _runs(reply: Reply) -> list[list[int]]:
+    """The clauses grouped into sentences: a clause that ends in a comma or a dash runs on into the next (a list broken
+    over lines, as in verse, is one list); a colon ends a run."""
+    runs: list[list[int]] = [[]]
+    for k, clause in enumerate(reply.clauses):
+        runs[-1].append(k)
+        if clause.colon or (clause.stop and not clause.text.rstrip().endswith(",")):
+            runs.append([])
+    return [run for run in runs if run]
 
 
 QUESTION_LIST = 3  # "malloc? sync? nccl? idle?": this many questions in a row, none answered, list candidates
