@@ -579,16 +579,17 @@ PLAN_ITEMS = ENUMERATION - 1  # remedies in one run that, tried to see which hel
 
 def _tries_everything(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
     """A run of remedies to be tried all and kept as they help ("stop A, change B, add C, turn on D — whichever
-    helps, keep"; "X, more Y, Z — one will do it"), with no verdict asserted, whose remedies reach two or more problems
-    (a fix or a name in words of its own; the fabric counts): a shotgun, even when the remedies are in words the
-    rubrics do not read. Several remedies of one problem tried in turn ("workers, pin_memory, prefetch — whichever
-    helps") are one fix tuned."""
+    helps, keep"; "X, more Y, Z — one will do it"), with no verdict asserted, whose remedies reach three or more
+    problems, or two in a run of four or more actions (a fix or a name in words of its own; the fabric counts): a
+    shotgun, even when the remedies are in words the rubrics do not read. Several remedies of one problem tried in
+    turn ("workers, pin_memory, prefetch — whichever helps") are one fix tuned."""
     if not _WORKS_THE_LIST.search(reply.text):
         return False  # the common case, one look at the whole reply
     if any(t.branches) or any(e.asserted_in or e.outright for e in t.claims.evidence.values()):
         return False  # "if it's X, A; if Y, B — in that order" is a hedge
     topics = _distinct_topics(reply, rubrics, _remedied(t, rubrics)) | _distinct_names(reply, rubrics, set(t.named))
-    if len(topics - {"healthy"} | (t.elsewhere & {NETWORK})) < 2:
+    spread = len(topics - {"healthy"} | (t.elsewhere & {NETWORK}))
+    if spread < 2:
         return False  # one problem's remedies tried in turn
     fixes: dict[int, set[str]] = {}  # per clause, the signatures whose fixes it holds
     for s, m in _positive(reply, rubrics, "fix"):
@@ -598,7 +599,11 @@ def _tries_everything(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubri
         if len(items) < PLAN_ITEMS:
             continue
         acts = sum(bool(_ACTION.match(item)) for item in items)
-        if acts >= PLAN_ITEMS or len(set().union(*(fixes.get(k, set()) for k in run))) >= 2:
+        if acts < PLAN_ITEMS and len(set().union(*(fixes.get(k, set()) for k in run))) < 2:
+            continue
+        # two problems are a hedge ("set_sync_debug_mode and memory_stats, whichever lights up gets fixed"), unless
+        # the plan runs four or more actions of which the rubrics read only some
+        if spread >= STUFFED_TOPICS - 1 or acts >= ENUMERATION:
             return True
     return False
 
