@@ -29,6 +29,8 @@ def load_relabels(folder: Path = RELABEL_DIR) -> dict[str, dict[str, dict[str, A
 def agreement(a: Labels, b: Labels) -> tuple[dict[str, float], dict[str, float]]:
     """(per part: credit ≥ ½ on both sides or on neither; exact: the same 0, ½ or 1)."""
     n = len(a)
+    if n == 0:
+        raise ValueError("no rows to compare")
     per_part = {p: sum((x[p] >= 0.5) == (y[p] >= 0.5) for x, y in zip(a, b, strict=True)) / n for p in PARTS}
     exact = {p: sum(x[p] == y[p] for x, y in zip(a, b, strict=True)) / n for p in PARTS}
     return per_part, exact
@@ -36,6 +38,8 @@ def agreement(a: Labels, b: Labels) -> tuple[dict[str, float], dict[str, float]]
 
 def sources(relabels: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Labels]:
     """Each source's labels over the rows every second labeller labelled, in one order."""
+    if not relabels:
+        raise FileNotFoundError(f"no second labels (*.jsonl) in {RELABEL_DIR}")
     dev = {answer_key(r["answer"]): r for r in rows_in("dev", load_rows())}
     keys = sorted(set.intersection(*(set(v) for v in relabels.values())) & set(dev))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -201,3 +202,27 @@ def test_a_thousands_comma_joins_its_number_and_no_other(text: str, numbers: lis
 
     said = [t.word for c in clauses(clean(text)) for t in c.tokens if t.word[0].isdigit()]
     assert said == numbers
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # lists a denial opens that never close: every item once had two readings (2^n tries, seconds at n = 20)
+        "It's bubbles, not a slow stage, a straggler, " + "a x, " * 20 + "zzz yy ww vv uu.",
+        ("It's bubbles, not a slow stage, a straggler, " + "a x, " * 800)[:3990] + " zzz.",
+        "Not a slow stage, "
+        + ", ".join(f"a throttled GPU {i}" for i in range(20))
+        + " – it's bubbles; more micro-batches.",
+        ("A straggler, not " + "a x, " * 790)[:3950] + "zzz yy ww vv uu tt, ss or comm.",
+        "not " + "a x," * 18 + "zzz yy ww vv uu straggler.",
+        "straggler - " * 330 + "not the problem",
+        ("not x, " * 570 + "straggler or comm.")[:4000],
+    ],
+)
+def test_a_hostile_reply_is_graded_in_bounded_time(reply: str) -> None:
+    """Catastrophic regex backtracking holds the interpreter lock: one such reply froze the whole bot. These take
+    1–100 ms; the bound is far above that and far below what exponential backtracking costs."""
+    grade("pipeline_bubbles", "warm")  # compiled rubrics are not what is timed
+    started = time.process_time()
+    grade("pipeline_bubbles", reply)
+    assert time.process_time() - started < 2.0

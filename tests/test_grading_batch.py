@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 SCRIPT = """
@@ -55,3 +57,17 @@ def test_a_worker_killed_mid_batch_loses_no_line() -> None:
     got = _run(kill_at=300)
     assert got["same"] is True and got["n"] == 700
     assert got["here"] is True  # the block the dead worker held was graded in the parent
+
+
+def test_workers_follow_the_cgroup_cpu_quota(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.grading import batch
+
+    monkeypatch.setattr(batch.os, "sched_getaffinity", lambda _pid: set(range(64)), raising=False)
+    cpu_max = tmp_path / "cpu.max"
+    monkeypatch.setattr(batch, "CPU_MAX", cpu_max)
+    cpu_max.write_text("150000 100000\n")
+    assert batch._workers() == 2  # 1.5 CPUs of quota: two workers, not 64
+    cpu_max.write_text("max 100000\n")
+    assert batch._workers() == 64
+    cpu_max.unlink()
+    assert batch._workers() == 64

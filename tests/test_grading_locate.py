@@ -9,6 +9,18 @@ import random
 from bot.grading import matcher
 
 
+def _first_after(anchor: int, rest: list[list[int]], at_of: tuple[int, ...]) -> list[int] | None:
+    """Written out here, not borrowed from the matcher: the anchor, then each next token's first word at a later
+    position than the word chosen before it."""
+    chosen = [anchor]
+    for words in rest:
+        later = [k for k in words if at_of[k] > at_of[chosen[-1]]]
+        if not later:
+            return None
+        chosen.append(min(later, key=lambda k: (at_of[k], k)))
+    return chosen
+
+
 def _general(
     tokens: tuple[str, ...], positions: dict[str, list[int]], at_of: tuple[int, ...], ordered: bool
 ) -> tuple[int, ...] | None:
@@ -20,7 +32,7 @@ def _general(
     first, *rest = [x for x in lists if x is not None]
     window = len(tokens) + matcher.WINDOW_SLACK
     for anchor in first:
-        found = matcher._following(anchor, rest, at_of) if ordered else matcher._nearest(anchor, rest, at_of)
+        found = _first_after(anchor, rest, at_of) if ordered else matcher._nearest(anchor, rest, at_of)
         if found is None:
             continue
         chosen = found

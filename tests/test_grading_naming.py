@@ -3,6 +3,8 @@ writers' own words, on the corpus's fixed dev/test split. Dev is tuned on; test 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bot.grading.naming import evaluate_naming, load_naming, main, naming_in
@@ -34,3 +36,9 @@ def test_the_cli_refuses_to_list_test_split_misses(capsys: pytest.CaptureFixture
     with pytest.raises(SystemExit):
         main(["--split", "test", "--misses"])
     assert "dev split only" in capsys.readouterr().err
+
+
+def test_a_malformed_naming_line_is_named_by_file_and_line(tmp_path: Path) -> None:
+    (tmp_path / "X.txt").write_text("straggler | 1 | one rank is slow\nstraggler one rank is slow\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"X\.txt:2"):
+        load_naming(tmp_path)

@@ -54,3 +54,5 @@ def test_each_engine_names_its_sessions_uniquely_and_keeps_the_url_s_name() -> N
     named = session_name("postgresql+psycopg://u@h/db?application_name=" + "x" * 80)
     assert len(named) == 63 and named.startswith("xxx")  # PostgreSQL keeps 63 bytes: the tag survives
     assert named.rsplit("/", 1)[1].startswith(f"{os.getpid()}-")
+    accented = session_name("postgresql+psycopg://u@h/db?application_name=" + "é" * 70)
+    assert accented.isascii() and len(accented.encode()) <= 63 and accented.startswith("/")

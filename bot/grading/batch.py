@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import multiprocessing
 import os
 import threading
@@ -11,6 +12,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import lru_cache
 from itertools import islice
+from pathlib import Path
 from typing import Any
 
 from ..scenarios.ids import DIFFICULTIES, MAX_SEED, SIGNATURE_IDS
@@ -61,6 +63,7 @@ def grade_line(line: str, number: int) -> dict[str, Any]:
 BLOCK = 2048  # lines read, graded and written per round: memory stays bounded on any input
 PARALLEL_FROM = 512  # a batch smaller than this is graded in this process (workers would cost more than they save)
 _CHUNK = 64  # lines a worker takes at a time
+CPU_MAX = Path("/sys/fs/cgroup/cpu.max")  # cgroup v2: "<quota> <period>" in microseconds, or "max <period>"
 
 
 def _numbered_line(item: tuple[int, str]) -> dict[str, Any]:
@@ -96,7 +99,16 @@ def grade_lines(lines: Iterable[str], workers: int | None = None) -> Iterator[di
 
 
 def _workers() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    """The CPUs this process may use: its affinity, capped by a cgroup CPU quota (a container limited to two CPUs
+    on a 64-core host must not fork 64 workers)."""
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    try:
+        quota, period = CPU_MAX.read_text().split()[:2]
+        if quota != "max":
+            usable = min(usable, max(1, math.ceil(int(quota) / int(period))))
+    except (OSError, ValueError):
+        pass  # no cgroup v2 quota to honour
+    return usable
 
 
 def _may_fork() -> bool:

@@ -186,14 +186,23 @@ class Reply:
 
     def _dismissed_after(self, number: int, end: int) -> bool:
         """A bare dismissal ("…, negligible", "harmless", "not the problem") follows the words ending at `end`, within
-        this sentence or opening the next one: what the sentence names is waved away, not diagnosed."""
+        this sentence or opening the next one, with no other thing named between: what the sentence names is waved
+        away, not diagnosed ("a .item() in the hook, but it fires once per epoch. Harmless."); "the straggler, …, the
+        NCCL warning at startup, harmless" waves away the warning only."""
         if not any(w in self.text for w in DISMISSAL_WORDS):
             return False
-        if DISMISSAL.search(self.clauses[number].text, end):  # "it happens once per epoch, so negligible"
+        text = self.clauses[number].text
+        found = DISMISSAL.search(text, end)  # "it happens once per epoch, so negligible"
+        if _names_another(text[end : found.start() if found else len(text)].split(",")[1:]):
+            return False
+        if found:
             return True
         ended = self.clauses[number].stop
-        for clause in self.clauses[number + 1 :]:
-            if DISMISSAL.search(clause.text):
+        for clause in self.clauses[number + 1 : number + 1 + _DISMISSAL_REACH]:
+            found = DISMISSAL.search(clause.text)
+            if _names_another(clause.text[: found.start() if found else len(clause.text)].split(",")):
+                return False
+            if found:
                 return True
             if ended:  # the next sentence's first clause was the last to read
                 return False
@@ -305,6 +314,16 @@ class Reply:
             (number, first),
             frozenset(chosen),
         )
+
+
+_DISMISSAL_REACH = 3  # clauses a dismissal may come after the thing it waves away ("…, but it fires once. Harmless.")
+_ANOTHER_THING = re.compile(r"\s*(?:the|a|an|another|some|those|these|our|my|your|their)\s+\w")
+
+
+def _names_another(pieces: list[str]) -> bool:
+    """One of these comma pieces opens a noun phrase of its own ("the NCCL warning at startup"), not a remark on the
+    same thing ("it fires once per epoch", "one per epoch")."""
+    return any(_ANOTHER_THING.match(piece) for piece in pieces)
 
 
 def _denied_within(found: list[Match]) -> list[Match]:

@@ -37,8 +37,12 @@ def load_naming(folder: Path = NAMING_DIR) -> list[Naming]:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             if not line.strip() or line.startswith("#"):
                 continue
-            signature, credit, sentence = (x.strip() for x in line.split("|", 2))
-            rows.append(Naming(signature, float(credit), sentence, f"{path.name}:{number}"))
+            fields = [x.strip() for x in line.split("|", 2)]
+            try:
+                signature, credit, sentence = fields
+                rows.append(Naming(signature, float(credit), sentence, f"{path.name}:{number}"))
+            except ValueError as exc:
+                raise ValueError(f"{path.name}:{number}: not 'signature | credit | sentence'") from exc
     if not rows:
         raise FileNotFoundError(f"no naming lines (*.txt) in {folder}")
     return rows

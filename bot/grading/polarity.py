@@ -57,7 +57,9 @@ _NEGATION_BEFORE = compile_hoisted(
 _LIST_WORD = (
     r"(?!(?:will|would|should|could|can|might|may|is|are|was|were|fix|fixes|helps?|so|but|and|then)\b)[\w./()+'-]+"
 )
-_LIST_ITEM = rf"(?:(?:a|an|the|any|one)\s+)?{_LIST_WORD}(?:\s+{_LIST_WORD}){{0,3}}"
+# (the article is possessive: read as an ordinary word too, it gave every item two readings, and a list that never
+# closed was tried in 2^n ways — seconds for twenty items)
+_LIST_ITEM = rf"(?:(?:a|an|the|any|one)\s+)?+{_LIST_WORD}(?:\s+{_LIST_WORD}){{0,3}}"
 # ("not sure, a slow stage, a throttled GPU or comm" doubts, "not only A, B or C" adds: neither denies the list)
 # The denial opens the list: it starts the clause or follows a comma, a copula or "but"/"and" ("the all-reduce not
 # overlapping, or a straggler, or …" names a state in its first item; it denies nothing after it)
@@ -179,6 +181,11 @@ _ATTRIBUTIVE_BEFORE = compile_hoisted(
     r"(?:(?<!\bgo )(?<!\bopt )(?<!\bgoing )(?<!\bask )(?<!\baim )(?<!\bpush )(?<!\bsettle )"
     r"\b(?:than|like|inside|within|during|for)"
     r"|\b(?:that|which|who)\s+[\w-]+)\s+(?:the|a|an|this|its|their|our|each|every)\s+$"
+)
+# "swap the eager loop for a CUDA graph replay": after a verb of exchange, "for a …" names what to put in
+_EXCHANGED_FOR = re.compile(
+    r"\b(?:swap|trade|switch|exchange|change|replace|substitute|ditch|drop)\w*\b[^.;,]*\bfor\s+"
+    r"(?:the|a|an|this|its|their|our|each|every)\s+$"
 )
 _NOUN_AFTER = re.compile(
     r"[\s-]+(?!(?:and|or|but|so|to|for|with|in|on|is|are|was|were|will|would|should|could|can|might|may|if|when|that"
@@ -693,7 +700,7 @@ def _options_listed(text: str, may_deny: bool) -> bool:
     listed = _LISTED_OPTIONS.search(text)
     if listed is None:
         return False
-    return not (may_deny and _DENIED_LIST_OPEN.search(text, 0, listed.start() + 1))
+    return not (may_deny and _DENIED_LIST_OPEN.search(text, max(0, listed.start() - LOOK), listed.start() + 1))
 
 
 class ClauseReading:
@@ -850,7 +857,11 @@ class ClauseReading:
     def in_place(self, start: int, end: int) -> bool:
         """A fix named at text[start:end] is already there ("CUDA graphs keep the queue ahead"): not proposed."""
         text = self.text
-        if _NOUN_AFTER.match(text, end) and _ATTRIBUTIVE_BEFORE.search(text, max(0, start - LOOK), start):
+        if (
+            _NOUN_AFTER.match(text, end)
+            and _ATTRIBUTIVE_BEFORE.search(text, max(0, start - LOOK), start)
+            and not _EXCHANGED_FOR.search(text, max(0, start - LOOK), start)
+        ):
             return True  # "a fixed-shape job", "the refactor that split the fused MLP": a thing the job has
         if not self._gated()[0]:
             return False
@@ -1030,7 +1041,7 @@ class ClauseReading:
             return False
         if listed.group("last"):
             return True
-        return bool(_LIST_CLOSED_AFTER.match(self.text, start))
+        return bool(_LIST_CLOSED_AFTER.match(self.text, start, start + 2 * LOOK))
 
     def _exonerated_after(self, end: int) -> bool:
         found = self._after.get(end)

@@ -11,14 +11,15 @@ because the kernel still answers them. Its proof of life is the lock session's l
 finds the holder's `pg_stat_activity.query_start` older than `stale_seconds` terminates that backend with
 `pg_terminate_backend` and takes the lock on its next try. It first ends the holder's other sessions (the
 same application_name, which `make_engine` makes unique per engine): a leader stopped mid-write holds row locks
-there, and the new leader's first job-store write would wait behind them for ever. If the old leader wakes up,
-its next poll fails and it stops. Between waking and that poll it may fire a job: the database makes that
-harmless (reveal claims are atomic; a scheduled slot is unique per channel). Terminating needs the replicas to
-share a role (or pg_signal_backend), and reading query_start needs the same; without it nobody is replaced
-(logged).
+there, and the new leader's first job-store write would wait behind them for ever. (So a leader that is only very
+slow, not hung, loses its in-flight writes as well as the lock; its callers see a database error and retry.) If the
+old leader wakes up, its next poll fails and it stops. Between waking and that poll it may fire a job: the database
+makes that harmless (reveal claims are atomic; a scheduled slot is unique per channel). Terminating needs the
+replicas to share a role (or pg_signal_backend), and reading query_start needs the same; without it nobody is
+replaced (logged).
 
-The lock key is derived from the deployment's name (default: the connection's schema), so deployments that
-share a database, e.g. staging in another schema, each have their own leader.
+The lock key is derived from the deployment's name (default: the connection's schema), so deployments that share a
+database, e.g. staging in another schema, each have their own leader.
 
 SQLite: the bot runs as one process, so it always leads.
 """
@@ -40,11 +41,13 @@ _HOLDER = text(
     "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
     "AND ((l.classid::bigint << 32) | l.objid::bigint) = :k"
 )
+# Signalled without waiting (the holder's termination, which waits, comes next): a poll never blocks on twenty of them.
 _SIBLINGS = text(
-    "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity "
-    "WHERE application_name = :name AND pid <> :holder AND pid <> pg_backend_pid()"
+    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+    "WHERE application_name = :name AND datname = current_database() AND pid <> :holder "
+    "AND pid <> pg_backend_pid() AND application_name <> current_setting('application_name')"
 )
-_REPLICA_SESSION = re.compile(r"/\d+-[0-9a-f]{6}$")  # bot.store.db.session_name's tag: never end a stranger's sessions
+_REPLICA_SESSION = re.compile(r"/\d+-[0-9a-f]{16}$")  # bot.store.db.session_name's tag: never end a stranger's sessions
 
 
 def lock_key(deployment: str) -> int:

@@ -53,8 +53,9 @@ def session_name(url: str) -> str:
     """The application_name every connection of one engine carries: the URL's own name (or "tracedrill") plus
     this process and a random tag. It marks one replica's sessions, so a follower replacing a hung leader can end
     all of them — a leader stopped mid-write holds row locks on its pool connections too."""
-    base = str(make_url(url).query.get("application_name") or "tracedrill")
-    tag = f"/{os.getpid()}-{secrets.token_hex(3)}"
+    wanted = make_url(url).query.get("application_name") or "tracedrill"
+    base = "".join(c for c in str(wanted) if " " <= c <= "~")  # PostgreSQL escapes the rest, lengthening the name
+    tag = f"/{os.getpid()}-{secrets.token_hex(8)}"  # containers often run every replica as pid 1
     return base[: 63 - len(tag)] + tag  # PostgreSQL keeps 63 bytes of it
 
 
