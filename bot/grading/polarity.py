@@ -15,6 +15,11 @@ from .wordgate import AnyAlternative, WordGate, words
 
 LOOK = 100  # characters of context the polarity patterns read before or after a match
 
+# What a guess is called when a reply owns it as its only one ("my only theory", "only idea I have"): one list for
+# the three patterns that read it (a tentative diagnosis, a hedge after it, a guessing question's answer).
+_GUESS_NOUNS = "guess|idea|theory|read|reading|hunch|hypothesis|candidate|suspect|lead"
+_GUESS_NOUN = "(?:" + _GUESS_NOUNS + ")"
+_OWNED_GUESS = r"only " + _GUESS_NOUN + r" (?:i have|i'?ve got|so far)"
 _NEGATION_BEFORE = compile_hoisted(
     r"(?:\bnot\b|\bno\b|\bzero\b|n't\b|\bnever\b|\bnor\b|\bwithout\b|\brather than\b|\binstead of\b"
     r"|\brul(?:e|ed|ing) out\b"
@@ -266,8 +271,7 @@ _TENTATIVE = re.compile(
     # a hunch or a gut call is a guess however it is put: "hunch: X", "hunch says X", "gut feel says X"
     r"hunch(?:es)?|gut (?:says|feel\w*|tells me|instinct|call|check|reaction)|my gut|instinct says|"
     # a guess owned as the only one: "that's my only guess", "only idea i have", "the only thing i can think of"
-    r"my only (?:guess|idea|theory|read|reading|hunch|hypothesis|candidate|suspect)(?! left\b)"
-    r"|only (?:guess|idea|theory|hunch|lead) (?:i have|i'?ve got|so far)|only thing i can think of|"
+    r"my only " + _GUESS_NOUN + r"(?! left\b)|" + _OWNED_GUESS + r"|only thing i can think of|"
     r"feels like|i wonder (?:if|whether)|not 100 ?%|not entirely sure|not certain|could be wrong|"
     r"haven'?t (?:verified|checked|confirmed)|not verified|hold it loosely|"
     r"i'?m not certain|might|may be"
@@ -492,8 +496,11 @@ HEDGED_BY_NEXT = re.compile(
     r"|^\W*(?:but |though |although )?(?:i'?d |i would |we'?d |i )?(?:want|need|like) (?:someone |somebody "
     r"|a second pair of eyes )?to double[\s-]?check\b[^.;]{0,40}$"
     # "X. That's my only theory for the comb of kernels", "… — only guess I have": the guess is owned as one
-    r"|^\W*(?:(?:that'?s|it'?s|this is|that is|it is) (?:my|the) only (?:guess|idea|theory|read|reading"
-    r"|hunch|hypothesis|candidate|lead)|(?:my )?only (?:guess|idea|theory|hunch|lead) (?:i have|i'?ve got))"
+    r"|^\W*(?:(?:that'?s|it'?s|this is|that is|it is) (?:my|the) only "
+    + _GUESS_NOUN
+    + r"|(?:my )?"
+    + _OWNED_GUESS
+    + ")"
     r"\b[^.;]{0,50}$"
     r"|^\W*(?:but )?(?:i )?(?:haven'?t|have not|didn'?t|did not) (?:actually )?"  # "…, but I haven't done it"
     r"(?:done|run|tried|checked|verified|measured|counted) (?:it|that|this)(?: yet)?\W*$"
@@ -520,7 +527,7 @@ _PUTS_FORWARD = re.compile(
 _GUESSING_QUESTION = re.compile(r"\b(?:just|maybe|perhaps|possibly|simply|really)\b")
 _GUESS_OWNED_AFTER = re.compile(
     r"^\W*(?:(?:that'?s|it'?s|this is|that is|it is) (?:my|the) only\b"
-    r"|(?:my )?only (?:guess|idea|theory|thing|candidate|read|hunch|lead)\b"
+    r"|(?:my )?only (?:" + _GUESS_NOUNS + r"|thing)\b"
     r"|(?:probably|prob|likely|i think|i suspect|i reckon|i'?d guess|my guess|my hunch)\b)"
 )
 _YES = re.compile(r"\W*(?:yes|yep|yeah|yup|correct|exactly|indeed)\b")
