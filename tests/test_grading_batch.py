@@ -70,4 +70,11 @@ def test_workers_follow_the_cgroup_cpu_quota(tmp_path: Path, monkeypatch: pytest
     cpu_max.write_text("max 100000\n")
     assert batch._workers() == 64
     cpu_max.unlink()
-    assert batch._workers() == 64
+    monkeypatch.setattr(batch, "CFS_QUOTA", tmp_path / "cfs_quota_us")
+    monkeypatch.setattr(batch, "CFS_PERIOD", tmp_path / "cfs_period_us")
+    assert batch._workers() == 64  # no quota in either cgroup version
+    (tmp_path / "cfs_period_us").write_text("100000\n")
+    (tmp_path / "cfs_quota_us").write_text("300000\n")
+    assert batch._workers() == 3  # cgroup v1: three CPUs of quota
+    (tmp_path / "cfs_quota_us").write_text("-1\n")
+    assert batch._workers() == 64  # v1's "no limit"

@@ -64,6 +64,8 @@ BLOCK = 2048  # lines read, graded and written per round: memory stays bounded o
 PARALLEL_FROM = 512  # a batch smaller than this is graded in this process (workers would cost more than they save)
 _CHUNK = 64  # lines a worker takes at a time
 CPU_MAX = Path("/sys/fs/cgroup/cpu.max")  # cgroup v2: "<quota> <period>" in microseconds, or "max <period>"
+CFS_QUOTA = Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")  # cgroup v1: the quota in microseconds, -1 for none …
+CFS_PERIOD = Path("/sys/fs/cgroup/cpu/cpu.cfs_period_us")  # … per this period
 
 
 def _numbered_line(item: tuple[int, str]) -> dict[str, Any]:
@@ -102,13 +104,22 @@ def _workers() -> int:
     """The CPUs this process may use: its affinity, capped by a cgroup CPU quota (a container limited to two CPUs
     on a 64-core host must not fork 64 workers)."""
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    quota = _cpu_quota()
+    return usable if quota is None else min(usable, max(1, math.ceil(quota)))
+
+
+def _cpu_quota() -> float | None:
+    """CPUs' worth of time the cgroup allows (v2's cpu.max, else v1's CFS quota), or None when unlimited."""
     try:
         quota, period = CPU_MAX.read_text().split()[:2]
-        if quota != "max":
-            usable = min(usable, max(1, math.ceil(int(quota) / int(period))))
+        return None if quota == "max" else int(quota) / int(period)
     except (OSError, ValueError):
-        pass  # no cgroup v2 quota to honour
-    return usable
+        pass  # no cgroup v2 quota: try v1
+    try:
+        quota_us = int(CFS_QUOTA.read_text())
+        return None if quota_us <= 0 else quota_us / int(CFS_PERIOD.read_text())
+    except (OSError, ValueError, ZeroDivisionError):
+        return None
 
 
 def _may_fork() -> bool:
