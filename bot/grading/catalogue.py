@@ -91,6 +91,7 @@ class _Topics:
 def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, claims: Claims) -> bool:
     """The reply reads as a list of several diagnoses (it then earns nothing)."""
     claims = _reopened(reply, rubrics, claims)
+    reply = _own_fix_described(reply, rubrics, claims.committed_to)
     t = _topics(reply, rubrics, answer, claims)
     committed_to = claims.committed_to
     return (
@@ -116,6 +117,54 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
         or _three_remedied(t, reply, rubrics)
         or _tries_everything(t, reply, rubrics)
     )
+
+
+_NOTHING_TO_DESCRIBE = frozenset({"healthy"})
+# Between the items of a remedy: a comma, "or", "and", "plus", a semicolon (a parenthesis stays with its item: "CUDA
+# graphs for the whole step (shapes are static once you pad …)" is one remedy described)
+_REMEDY_ITEM = re.compile(_SEPARATORS + r"|;|\s+and\s+")
+
+
+def _own_fix_described(reply: Reply, rubrics: dict[str, CompiledRubric], chosen: str | None) -> Reply:
+    """The reply as the catalogue reads it: words another signature's fix reads ("pad", "a fixed length", "static
+    shapes", "fuse") said inside an item of the committed diagnosis's own fix describe that fix ("CUDA graphs for the
+    whole fwd/bwd (shapes are static once you pad the graphs)", "hand each rank equal tokens (or pack sequences to a
+    fixed length)"), they propose no remedy of another problem. Items are cut at commas, "or", "and": a remedy of
+    another problem listed beside the verdict's own fix ("CUDA graphs, expandable_segments and more workers") is an
+    item of its own, and still counts. A word both fixes read ("fuse") is left to `_distinct_topics`; a healthy
+    verdict's remedy is to stop, so it describes nothing ("we shipped expandable_segments, …" is a list)."""
+    if chosen is None or chosen not in rubrics or chosen in _NOTHING_TO_DESCRIBE:
+        return reply
+    own = [m for m in reply.find(rubrics[chosen].fix) if m.positive and not m.conditional]
+    if not own:
+        return reply
+    items: dict[int, list[int]] = {}  # per clause holding the verdict's fix, where its items start
+    for m in own:
+        k = m.at[0]
+        if k not in items:
+            items[k] = [0, *(x.end() for x in _REMEDY_ITEM.finditer(m.clause.text))]
+    held: dict[tuple[int, int], set[int]] = {}  # per item holding the verdict's fix, the words that fix is read on
+    for m in own:
+        k = m.at[0]
+        held.setdefault((k, bisect.bisect_right(items[k], m.clause.tokens[m.at[1]].start)), set()).update(m.span)
+
+    def described(m: Match) -> bool:
+        k = m.at[0]
+        if k not in items:
+            return False
+        words = held.get((k, bisect.bisect_right(items[k], m.clause.tokens[m.at[1]].start)))
+        return words is not None and words.isdisjoint(m.span)
+
+    found = list(reply.found)
+    changed = False
+    for s, comp in rubrics.items():
+        if s == chosen:
+            continue
+        matches = found[comp.fix.number]
+        if any(m.positive and described(m) for m in matches):
+            found[comp.fix.number] = [m for m in matches if not (m.positive and described(m))]
+            changed = True
+    return replace(reply, found=found) if changed else reply
 
 
 def _reopened(reply: Reply, rubrics: dict[str, CompiledRubric], claims: Claims) -> Claims:
