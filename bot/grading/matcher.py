@@ -14,7 +14,9 @@ from .polarity import (
     DISMISSAL_WORDS,
     HEDGE,
     HELD_WORDS,
+    LEADS_INTO_RULED_OUT,
     QUESTION_BACK,
+    RULED_OUT_UNDONE,
     SAME_HERE,
     UNDECIDED,
     VERDICT_HELD,
@@ -75,6 +77,7 @@ class Reply:
     held: int = 0  # this many first clauses are held back, the holding one too: "… I'd want ncu before calling it"
     found: list[list[Match]] = field(default_factory=list)  # every rubric part's matches, by part number
     readings: dict[int, ClauseReading] = field(default_factory=dict)  # per clause, made at its first match
+    ruled_out: dict[int, bool] = field(default_factory=dict)  # per clause, in a list headed "ruled out:"
 
     @classmethod
     def parse(cls, raw: str) -> Reply:
@@ -255,6 +258,29 @@ class Reply:
         tail = self.text[at + len(clause.quote) : at + len(clause.quote) + 4] if at >= 0 else ""
         return "→" in tail or "->" in tail
 
+    def _under_ruled_out(self, number: int) -> bool:
+        """The clause is an item of a list headed by what the reply ruled out ("Things I excluded: the loader (next()
+        is 2 ms), a sync (…)"; "What I ruled out:" over bullet lines): the list runs on from the heading's colon to the
+        end of its sentence, or over the lines that each open with a bullet right after it."""
+        found = self.ruled_out.get(number)
+        if found is None:
+            found = self.ruled_out[number] = self._ruled_out_lead(number)
+        return found
+
+    def _ruled_out_lead(self, number: int) -> bool:
+        if "ruled" not in self.text and not any(w in self.text for w in _RULED_OUT_WORDS):
+            return False  # the common case, one look at the reply
+        for k in range(number - 1, -1, -1):
+            lead = self.clauses[k]
+            if lead.colon and _BULLET_ITEM.match(lead.text):
+                continue  # an item's own label ("- host sync: no cudaStreamSynchronize")
+            if lead.colon:
+                heading = LEADS_INTO_RULED_OUT.search(lead.text)
+                return heading is not None and not RULED_OUT_UNDONE.search(lead.text, 0, heading.start())
+            if lead.stop and not _BULLET_ITEM.match(self.clauses[k + 1].text):
+                return False  # a sentence that is not an item of a bulleted list ends the list
+        return False
+
     def _list_lead(self, number: int) -> Clause | None:
         """The clause whose colon opened the list this clause is in, within the same sentence ("Two options: it's
         cudaMalloc, so allocator, or a sync")."""
@@ -297,6 +323,8 @@ class Reply:
             negated = True  # "tuning NCCL won't touch it", "more workers wouldn't change a thing": dismissed
         if not negated and naming and self._dismissed_after(number, tokens[words[-1]].end):
             negated = True  # "the .item() is there, it runs every 100 steps; negligible": named to be waved away
+        if not negated and not check and self._under_ruled_out(number):
+            negated = True  # "Ruled out: the loader (next() is 2 ms), a sync (…)": listed to be rejected
         if not negated and check and reading.quizzes():
             negated = True  # "how many kernels do you think this step launches?" puts a puzzle, proposes no check
         if not negated and not check and reading.asks():
@@ -316,6 +344,8 @@ class Reply:
         )
 
 
+_RULED_OUT_WORDS = ("exclud", "dismiss", "eliminat", "discard", "cleared", "crossed off", "reject", "not")
+_BULLET_ITEM = re.compile(r"^\W*(?:[-*•·]\s|\d{1,2}\W*$)")  # "- the loader", or a bare item number left as a clause
 _DISMISSAL_REACH = 3  # clauses a dismissal may come after the thing it waves away ("…, but it fires once. Harmless.")
 _ANOTHER_THING = re.compile(r"\s*(?:the|a|an|another|some|those|these|our|my|your|their)\s+\w")
 

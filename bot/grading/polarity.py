@@ -433,6 +433,17 @@ _MID_CONDITION = re.compile(r"\b(?:if|when) (?:it'?s|it is|this is|that'?s|the)\
 _LEADS_INTO_CHECKS = re.compile(
     r"\b(?:check|measure|verify|confirm|look at|inspect|test|checks|measurements?|battery|checklist)\W*$"
 )
+# A clause that heads a list of what the reply has ruled out ("What I ruled out:", "Things I excluded:", "Checked and
+# dismissed:", "Not the cause:"): the diagnoses and remedies it lists are rejected, not offered. A plan to rule out
+# ("things to rule out:") or a negated heading ("not yet ruled out:") rejects nothing.
+LEADS_INTO_RULED_OUT = re.compile(
+    r"\b(?:ruled out|excluded|dismissed|eliminated|discarded|cleared|crossed off|rejected"
+    r"|not (?:it|the (?:cause|culprit|problem|issue|bottleneck))|what it(?:'s| is)(?: not|n'?t))\b[^.;:?]{0,24}$"
+)
+RULED_OUT_UNDONE = re.compile(  # what, before the heading's word, leaves the ruling out undone or only planned
+    r"\b(?:not|no|never|yet|to|need\w*|should|must|will|would|i'?d|we'?d|can'?t|cannot|haven'?t|hasn'?t|if|still)\b"
+    r"|n't\b"
+)
 # A clause that introduces candidates ("the usual suspects:", "I weighed three things for the gap:"): what follows
 # is offered as possibilities, for the reply to rule in or out.
 _LEADS_INTO_CANDIDATES = re.compile(
