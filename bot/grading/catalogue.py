@@ -468,6 +468,8 @@ def _cause_list(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) ->
             continue
         if negated(text):
             continue  # "it's a straggler, not broken overlap or a slow fabric": rivals ruled out, not listed
+        if _eliminated(reply, rubrics, claims.committed_to, names, k):
+            continue  # "three suspects: A, B or C. A is fine. B is out. So C": the list was worked down to one
         headed = k > 0 and clauses[k - 1].colon and _CAUSES_HEAD.search(clauses[k - 1].text)
         if headed or (" or " in text and len(names) + bool(_NETWORK.search(text)) >= 2):
             return True
@@ -513,15 +515,52 @@ def _standing_rivals(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric
             chosen_asserted and all(m.alternative or _set_aside(reply, m.at[0]) for m in found)
         ):
             continue
+        if chosen is not None and chosen == t.claims.committed_to and found and all(m.alternative for m in found):
+            # offered beside the one committed to, then cleared further on ("A, B or C … A is fine … so C")
+            own = {w for m in reply.find(rubrics[chosen].signature) if m.positive for w in m.words}
+            if all(_cleared_after(reply, found, m.at[0], own) for m in found):
+                continue
         standing.add(s)
     fabric = [c.text for c in reply.clauses if _NETWORK.search(c.text)]
-    if NETWORK in t.elsewhere and not any(negated(text) for text in fabric):
+    if NETWORK in t.elsewhere and not any(negated(text) or _CLEARED_LATER.search(text) for text in fabric):
         standing.add(NETWORK)  # "not the network" rules the fabric out
     return standing
 
 
 # Words that clear a rival: "(they're even)", "(it's fine)", "zero retries", "launches are cheap"
 _CLEARED = re.compile(r"\b(?:zero|fine|even|clean|normal|innocent|flat|cheap)\b")
+
+
+_CLEARED_LATER = re.compile(_CLEARED.pattern + r"|\b(?:is|are|'s) out\b|\bruled out\b")
+
+
+def _eliminated(reply: Reply, rubrics: dict[str, CompiledRubric], chosen: str | None, names: set[str], k: int) -> bool:
+    """The candidates listed in clause k were worked down to the one the reply commits to: each other one named there
+    is denied, or named again further on and cleared there ("overlap is fine here", "launch overhead is out"), and
+    so is the fabric when the list holds it ("the fabric is fine, busbw at spec")."""
+    if chosen is None or chosen not in names or not names - {chosen}:
+        return False  # nothing named beside it was worked off ("probable contributors: congestion, a hot GPU, …")
+    later = reply.clauses[k + 1 :]
+    own = {w for m in reply.find(rubrics[chosen].signature) if m.positive for w in m.words}
+    for s in names - {chosen}:
+        if not _cleared_after(reply, reply.find(rubrics[s].signature), k, own):
+            return False
+    if _NETWORK.search(reply.clauses[k].text):
+        fabric = [c.text for c in later if _NETWORK.search(c.text)]
+        return any(negated(text) or _CLEARED_LATER.search(text) for text in fabric)
+    return True
+
+
+CLEARED_WORD_CHARS = 4  # a word of the rival's name this long ties a later clause to it ("overlap is fine here")
+
+
+def _cleared_after(reply: Reply, found: list[Match], k: int, own: set[str]) -> bool:
+    """A rival named in clause k is denied, or a later clause names it again (by its rule, or by a word of its name
+    that the chosen diagnosis's names do not use) and clears it ("broken overlap … Overlap is fine here")."""
+    if any(denies(m) or (m.at[0] > k and _CLEARED_LATER.search(m.clause.text)) for m in found):
+        return True
+    named = {w for m in found if m.positive and m.at[0] == k for w in m.words if len(w) >= CLEARED_WORD_CHARS} - own
+    return any(_CLEARED_LATER.search(c.text) and not named.isdisjoint(c.text.split()) for c in reply.clauses[k + 1 :])
 
 
 def _set_aside(reply: Reply, at: int) -> bool:
