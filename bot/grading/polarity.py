@@ -261,9 +261,41 @@ _REMEDY_HEDGE_PATTERN = re.compile(
     r"i guess|i'?m guessing|just guessing|50/50|50-50|coin ?flip|some kind of)\b|\?\s*$|🤔|🤷"
 )
 _REMEDY_HEDGE = Gated(_REMEDY_HEDGE_PATTERN)  # searched only in a clause holding one of its words
+# "kind of" / "sort of" hedge an adverb's way ("it's kind of slow"), not as a noun after a determiner or an adjective:
+# "the good kind of busy", "this sort of trace", "the wrong kind of busy" describe, they do not doubt.
+_KIND_OF_NOUN = (
+    "the",
+    "this",
+    "that",
+    "what",
+    "which",
+    "same",
+    "good",
+    "right",
+    "wrong",
+    "bad",
+    "usual",
+    "other",
+    "different",
+    "healthy",
+    "best",
+    "worst",
+    "any",
+    "every",
+    "no",
+    "one",
+    "typical",
+    "classic",
+    "normal",
+    "nice",
+    "expected",
+    "fine",
+    "healthiest",
+)
+_KIND_OF = "".join(rf"(?<!\b{w} )" for w in _KIND_OF_NOUN) + "(?:sort|kind) of"
 # Further marks of a tentative diagnosis (they do not make a check or a fix tentative).
 _TENTATIVE = re.compile(
-    r"\b(?:i'?d hazard|hazard a guess|of some sort|sort of|kind of|reminds me of|remind me of|"
+    r"\b(?:i'?d hazard|hazard a guess|of some sort|" + _KIND_OF + r"|reminds me of|remind me of|"
     r"might be (?:the same|similar)|could be (?:the same|that) again|i think|i suspect|suspect|i'?d guess|"
     r"probably(?<!i'd probably)(?<!i would probably)(?<!we'd probably)|"  # "I'd probably bump m": the fix is soft
     r"prob|my guess|afaict|i believe|idk|(?:want|like) to confirm|"
