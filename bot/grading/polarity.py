@@ -753,6 +753,21 @@ def _options_listed(text: str, may_deny: bool) -> bool:
     return not (may_deny and _DENIED_LIST_OPEN.search(text, max(0, listed.start() - LOOK), listed.start() + 1))
 
 
+_VAGUE_TAIL = re.compile(
+    r"\s+or (?:something|whatever|similar|so|the like|thereabouts)\b(?: (?:like (?:that|this)|similar))?"
+)
+
+
+def offers_alternatives(text: str) -> bool:
+    """The clause offers two or more possibilities in its own words ("either X or Y", "could be X, could be Y",
+    "X, Y or Z"), not merely by standing in a run of questions."""
+    text = _VAGUE_TAIL.sub("", text)  # "expandable segments or something" names one thing vaguely
+    said = words(text)
+    return bool(_ALTERNATIVE_WORDS.search(text, said)) and (
+        _ALTERNATIVES.matches(text, said) or ("," in text and "or" in text and _options_listed(text, True))
+    )
+
+
 class ClauseReading:
     """The polarity of matches in one clause, each pattern run at most once per position."""
 

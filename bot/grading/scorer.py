@@ -17,7 +17,7 @@ from .catalogue import is_catalogue
 from .evidence import Claims, read_claims
 from .matcher import Match, Reply
 from .model import Grade, PartResult
-from .polarity import SAME_BRANCH, on_guess
+from .polarity import SAME_BRANCH, offers_alternatives, on_guess
 from .rubric import PART_WEIGHTS, Rubric
 from .rulebook import CompiledRubric, compiled
 from .text import quantities
@@ -70,7 +70,7 @@ def _scored(
     notes: list[str],
 ) -> Grade:
     rubric = target.rubric
-    sig_part = _signature_part(signature, rubric, claims, reply.hedged)
+    sig_part = _signature_part(signature, rubric, claims, reply)
     # "either X or something else; if it's X, check A": a diagnosis offered as one possibility makes its checks and
     # fixes branches, whether or not the other possibility is one of the ten
     offered = (*reply.find(target.measurement), *reply.find(target.fix))
@@ -92,7 +92,7 @@ def _scored(
     return Grade(signature, sig_part, meas_part, fix_part, score, claims.named, bonus, tuple(notes))
 
 
-def _signature_part(signature: str, rubric: Rubric, claims: Claims, hedged: bool) -> PartResult:
+def _signature_part(signature: str, rubric: Rubric, claims: Claims, reply: Reply) -> PartResult:
     hint, twin, named, committed, evidence = (
         rubric.signature.hint,
         rubric.twin,
@@ -108,7 +108,7 @@ def _signature_part(signature: str, rubric: Rubric, claims: Claims, hedged: bool
             return PartResult(0.5, e.first.quote(), hint, "hedged")
         return PartResult(1.0, e.first.quote(), hint)
     if named is None and signature in committed:
-        return _level(signature, hint, claims, hedged)
+        return _level(signature, hint, claims, reply)
     if twin is not None and (named == twin or (named is None and twin in committed)):
         return PartResult(0.0, evidence[twin].first.quote(), hint, f"that is the twin — {rubric.tell}")
     if named is not None:
@@ -118,20 +118,48 @@ def _signature_part(signature: str, rubric: Rubric, claims: Claims, hedged: bool
     return PartResult(0.0, None, hint)
 
 
-def _level(signature: str, hint: str, claims: Claims, hedged: bool) -> PartResult:
+def _level(signature: str, hint: str, claims: Claims, reply: Reply) -> PartResult:
     """The signature is named beside others, none with clearly more support."""
     evidence, others_named = claims.evidence, claims.committed - {signature}
     quote = evidence[signature].first.quote()
-    others = ", ".join(sorted(others_named))
-    if hedged:
+    others = ", ".join(sorted(others_named)) or "another possibility"
+    if not others_named and not _weighs_options(reply):
+        # "maybe healthy? I'd check the metrics rows first": offered tentatively, but as the only candidate — no
+        # other diagnosis, named or not, was put beside it ("either launch-bound or the kernels are slow" was)
+        return PartResult(0.5, quote, hint, "hedged")
+    if reply.hedged:
         return PartResult(0.0, quote, hint, f"hedged between this and {others} without committing")
     if not evidence[signature].decided:
         # "malloc? sync? nccl?": offered only as one candidate among others, it was never put forward
         return PartResult(0.0, quote, hint, "offered as one of several possibilities; commit to one")
+    if not others_named and not _said_plainly(reply, signature, evidence[signature].strength):
+        # "nothing I can find … I'd lean toward healthy … so, tentatively healthy": it is the only candidate, but
+        # never said without a hedge or a condition ("alloc or sync? the bar says cudaMalloc, so the allocator" is)
+        return PartResult(0.5, quote, hint, "hedged")
+    if not others_named:
+        return PartResult(1.0, quote, hint)
     if all(evidence[signature].first_at < evidence[s].first_at for s in others_named):
         # Level support and no hedge: the reply leads with its diagnosis; later mentions are side remarks.
         return PartResult(1.0, quote, hint, f"also mentions {others}")
     return PartResult(0.5, quote, hint, f"also named {others}; commit to one")
+
+
+def _said_plainly(reply: Reply, signature: str, strength: float) -> bool:
+    """Some mention of the signature, as strong as its best, is neither hedged, nor a condition, nor an option."""
+    return any(
+        m.positive and m.phrase.weight >= strength and not (m.hedged or m.conditional or m.alternative)
+        for m in reply.find(compiled()[signature].signature)
+    )
+
+
+def _weighs_options(reply: Reply) -> bool:
+    """A clause that names a diagnosis, or asks, offers possibilities side by side ("either launch-bound or the kernels
+    are just slow", "could be memory bound, could be fine", "a sync maybe, hard to tell", "is DDP wrapping it or is this
+    a hand-rolled all-reduce?"); "drop the sync, or log every N steps" weighs remedies, not diagnoses."""
+    if reply.undecided:
+        return True
+    naming = {m.at[0] for comp in compiled().values() for m in reply.find(comp.signature) if m.positive}
+    return any(offers_alternatives(c.text) for k, c in enumerate(reply.clauses) if k in naming or c.text.endswith("?"))
 
 
 class _Weighing(NamedTuple):
