@@ -315,6 +315,8 @@ _TENTATIVE = re.compile(
     r"|may (?:no longer|not|have|well)"
     # "working assumption", "best guess", "I'd lean towards", "smells like", "to be confirmed", "(TBC)"
     r"|working assumption|tentative(?:ly)?|best guess|lean(?:ing)? (?:towards?|to)|smells like"
+    # a possibility given odds: "some chance it's a straggler", "a fair chance the loader can't keep up"
+    r"|(?:some|a|small|slight|outside|good|fair|decent|real) chance"
     r"|pending confirmation|to be confirmed|tbc"
     r"|(?:like|want|need) (?:someone |somebody |a second pair of eyes )?to double[\s-]?check"
     r")\b"

@@ -139,7 +139,10 @@ def _level(signature: str, hint: str, claims: Claims, reply: Reply) -> PartResul
     if not others_named:
         return PartResult(1.0, quote, hint)
     if all(evidence[signature].first_at < evidence[s].first_at for s in others_named):
-        # Level support and no hedge: the reply leads with its diagnosis; later mentions are side remarks.
+        # Level support and no hedge: the reply leads with its diagnosis; later mentions are side remarks ("my
+        # leading hypothesis is X, though there's a fair chance it's Y": a lead only as sure as its own words)
+        if not evidence[signature].confident:
+            return PartResult(0.5, quote, hint, f"hedged; also mentions {others}")
         return PartResult(1.0, quote, hint, f"also mentions {others}")
     return PartResult(0.5, quote, hint, f"also named {others}; commit to one")
 
