@@ -144,7 +144,13 @@ def read_claims(reply: Reply, rubrics: dict[str, CompiledRubric]) -> Claims:
     elif len(decided) == 1 and len(committed) > 1 and _settles_on(evidence[next(iter(decided))], evidence, committed):
         # "two options: cudaMalloc or a synchronize … it's cudaStreamSynchronize": the one it settles on
         committed = decided
-    if "healthy" in committed and (_clean_timeline_first(evidence, committed) or _healthy_in_part(evidence, committed)):
+    if "healthy" in committed and (
+        _clean_timeline_first(evidence, committed)
+        or _healthy_in_part(evidence, committed)
+        # "the GPU is ~95% busy throughout", "wall-to-wall": health named only by a symptom beside another diagnosis is
+        # part of that one's picture (prefill blocking decode, a memory-bound kernel), not a verdict that all is well
+        or (evidence["healthy"].strength < 1.0 and len(committed) > 1)
+    ):
         # "the timeline is clean, so I look at the top kernel: it's memory-bound": a clean timeline is the first
         # step of reading order, not a verdict beside the problem the reply goes on to find
         committed = committed - {"healthy"}
