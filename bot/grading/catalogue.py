@@ -116,6 +116,8 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
         or _symptom_map(t, reply, rubrics, answer)
         or _three_remedied(t, reply, rubrics)
         or _tries_everything(t, reply, rubrics)
+        or _widened_remedies(t, reply, rubrics)
+        or _told_spread(t, reply, rubrics)
     )
 
 
@@ -962,3 +964,62 @@ def _list_like(answer: str) -> bool:
         return True
     items = _LIST_ITEM.split(answer)
     return len(items) >= 5 and sum(len(i.split()) <= 3 for i in items) >= 0.7 * len(items)
+
+
+SPREAD_TOPICS = 3  # problems named or remedied in stories from other jobs, none of them this trace's, make a survey
+
+
+def _told_spread(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """A survey of other jobs that never says what this trace is: incident stories ("we've had this from A, from B and
+    from C; fixes were …"), a retrospective ("lessons from the bring-up: bubbles, but also A, B and C … we used D, E,
+    F"). The reply tells stories from other jobs without tying one to this trace, asserts no diagnosis, and names or
+    remedies three or more problems in words of their own (the fabric counts; "healthy" when named and checked), none
+    ruled out, two or more of them named and two or more with a check or fix of their own. A story that is tied to
+    this trace ("same picture here: it's …") commits."""
+    if not reply.told or any(e.asserted_in or e.outright for e in t.claims.evidence.values()):
+        return False
+    remedied = _distinct_topics(reply, rubrics, _remedied(t, rubrics))
+    if len(remedied) < 2:
+        return False
+    ruled_out = {s for s in t.named if any(denies(m) for m in reply.find(rubrics[s].signature))}
+    named = _distinct_names(reply, rubrics, set(t.named))
+    foil = set() if "healthy" in named & remedied else {"healthy"}
+    fabric = [c.text for c in reply.clauses if _NETWORK.search(c.text)]
+    if fabric and all(negated(text) for text in fabric):
+        ruled_out.add(NETWORK)  # "it is not a network problem"
+    named |= t.elsewhere & {NETWORK}  # "… and from a flaky fabric link": the fabric is a cause of its own
+    if len(named - ruled_out - foil) < 2:
+        return False  # one problem told about, with checks that brush others' words, is one problem's story
+    return len((named | remedied) - ruled_out - foil) >= SPREAD_TOPICS
+
+
+def _widened_remedies(t: _Topics, reply: Reply, rubrics: dict[str, CompiledRubric]) -> bool:
+    """A verdict widened to an umbrella: "it's a serialisation issue, whether via A, B, C or D — remove X, preallocate,
+    pin memory". Other diagnoses are offered in a list of alternatives (ENUMERATION or more items, an "or" among
+    them), never ruled out, and then fixes are applied outright for two or more problems in words of their own, one of
+    them an offered rival's: the rival was not set aside, the reply prescribes for the list. An answer that offers a
+    rival and weighs it rules it out or leaves its fix out (or offers it as a branch: "if it's Y, do B")."""
+    if t.branches[0] or len(t.named) < 2:
+        return False
+    chosen = t.claims.committed_to or t.claims.named
+    firm = {
+        s
+        for s in t.fixed
+        if s in rubrics and s != "healthy" and any(m.positive and not m.conditional for m in reply.find(rubrics[s].fix))
+    }
+    fixes = _distinct_topics(reply, rubrics, firm)
+    if len(fixes - {chosen}) < 1 or len(fixes) < 2:
+        return False  # the common case, decided before looking at the clauses
+    offered = {
+        s
+        for s in (fixes & t.named) - {chosen}
+        for m in reply.find(rubrics[s].signature)
+        if m.positive and _offers_list(m.clause.text)
+    }
+    ruled_out = {s for s in t.named if any(denies(m) for m in reply.find(rubrics[s].signature))}
+    return bool(offered - ruled_out) and len((t.named | fixes) - ruled_out - {"healthy"}) >= STUFFED_TOPICS - 1
+
+
+def _offers_list(text: str) -> bool:
+    """The clause offers ENUMERATION or more items as alternatives ("whether it's A, B, C or D")."""
+    return bool(_OR.search(text)) and len([i for i in _CAUSE_SEPARATOR.split(text) if i.strip()]) >= ENUMERATION

@@ -423,7 +423,10 @@ def _evidence(
             elif m.phrase.weight == e.strength:
                 e.add(m, asserted, offered)
             elif asserted and not m.hedged:
-                e.asserted_in.add(at)  # "… it's the input pipeline": a plain word, but a verdict
+                # "… it's the input pipeline": a plain word, but a verdict, which settles a name first offered with a
+                # doubt ("maybe the loader? … it's the loader")
+                e.asserted_in.add(at)
+                e.confident = True
             if m.phrase.name and not m.hedged and not offered and (asserted or _label(m)):
                 out[sig].outright = True  # "it's a sync stall", or the name as a label ("allocator stall, set …")
             if m.phrase.name and not offered:

@@ -639,7 +639,12 @@ _RHETORICAL_WORDS = (
 ANECDOTE = compile_hoisted(
     r"\b(?:we had|i had|had this|we once|i once|once had|once saw|years? (?:back|ago)|a while (?:back|ago)"
     r"|back in (?:19|20)\d\d|in (?:19|20)\d\d|last (?:year|time|job)|at my (?:last|previous|old) (?:job|company|place)"
-    r"|on a previous|on an old|used to have)\b"
+    r"|on a previous|on an old|used to have"
+    # other jobs' incidents and a team's history: "we've had …", "two incidents …", "lessons from the bring-up"
+    r"|(?:we|i)(?:'ve| have) (?:had|hit|seen) (?:this|that|it|these|those|long|slow|big|many|several|a few|two|three)"
+    r"|(?:two|three|several|a few|past|previous|earlier|other) (?:incidents|outages|jobs|runs)"
+    r"|postmortems|post-mortems|retrospectives|lessons (?:from|learned|learnt)"
+    r"|in (?:my|our) (?:experience|history)|over (?:those|the past|the last) (?:weeks|months|years))\b"
 )
 SAME_HERE = compile_hoisted(
     r"(?<!might be the )(?<!could be the )(?<!maybe the )(?<!may be the )(?<!might be )(?<!could be )"
