@@ -670,8 +670,9 @@ _SARCASM = Gated(re.compile(r"(?:^|\s)/s\b"))
 # The reply takes back what it said so far: "memory bound? … no wait, …", "ok actually I pulled the other ranks",
 # "scratch that", "edit:", "Sync stall? No: the API is cudaMalloc". What it names after the mark is its answer.
 SELF_CORRECTION = re.compile(
-    r"(?:^|[.!?;\n]\s*|,\s*|\s[-–—]+\s*)(?:(?:hmm+|um+|uh+|oh|oops|so|and|nah|no|ok|okay)\W+)?"
-    r"(?:(?:no,? wait|wait,? no|wait,? actually|scratch that|strike that|forget (?:that|what i said)"
+    r"(?:^|[.!?;\n]\s*|,\s*|\s[-–—]+\s*)(?:(?:hmm+|um+|uh+|oh|oops|so|and|but|actually|nah|no|ok|okay)\W+)?"
+    r"(?:wait(?=\s*(?:[-–—]+|,)\s)"  # "Wait — only 3 cudaMalloc …", "alloc stall — wait, zoomed in …"
+    r"|(?:no,? wait|wait,? no|wait,? actually|scratch that|strike that|forget (?:that|what i said)"
     r"|ignore (?:that|the above|what i said)|on second thoughts?|actually,? no|nvm|never ?mind"
     r"|i take (?:that|it) back|(?:ok|okay),? actually)\b|(?:edit|update|correction)\s*\d?\s*:)"
     r"|\?\s*(?:no|nope|nah)\b(?!\s+(?:gaps?|idle|sign|idea|clue|one|rank|way)\b)"
