@@ -335,7 +335,7 @@ _SOFT_REMEDY_PATTERN = re.compile(
     r"|\b(?:could|might) (?:check|look|run|measure|plot|compare|count|scatter|grep|test|verify)\b|\bi'?d guess\b"
     r"|^\W*i think\b"  # "maybe 55-60%" estimates a number
     r"|\bmay (?:mitigate|help|be (?:informative|useful|worth|helpful))\b|\bwith some reservation|\bhesitat\w*"
-    r"|\bprobably (?:nothing|not|none)\b"
+    r"|\bprobably\s+(?:nothing|not|none|nothingtodo)\b"  # "probably nothing on the timeline" (folded)
     r"|\b(?:i'?d|i would|we'?d|we could|you could|you might) (?:probably|likely|maybe|perhaps)\b"
     r"|\b(?:probably|prob|likely)\s+(?:just\s+)?(?:leave|stop|ship|add|use|try|bump|raise|increase|set|switch|move|enable"
     r"|turn|drop|remove|fix|help|be enough|more|fewer|bigger|smaller|larger"
