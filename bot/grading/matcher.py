@@ -124,7 +124,10 @@ class Reply:
                 if candidates is None:
                     continue
                 for part, naming, phrase, needs in candidates:
-                    if not needs <= present or (phrase.exclude and not present.isdisjoint(phrase.exclude)):
+                    if not needs <= present or (
+                        phrase.exclude
+                        and self._excluded(phrase, present, number, results[part - part % PARTS_PER_RUBRIC])
+                    ):
                         continue
                     key = (phrase.tokens, phrase.ordered)
                     if key in located:
@@ -149,6 +152,32 @@ class Reply:
                 if eng.parts[number].naming:
                     results[number] = _denied_within(found)
         return results
+
+    def _excluded(self, phrase: Phrase, present: set[str], number: int, named: list[Match]) -> bool:
+        """The rule's `!` words are in its clause, or, for a bare "remove it", in the clause it points back to (`named`:
+        the matches so far of the rubric's own signature)."""
+        if not present.isdisjoint(phrase.exclude):
+            return True
+        if _ANAPHORIC not in phrase.needs or len(self.clauses[number].tokens) > _BARE_WORDS:
+            return False
+        return self._referent_excluded(number, phrase.exclude, named)
+
+    def _referent_excluded(self, number: int, exclude: tuple[str, ...], named: list[Match]) -> bool:
+        """A fix said with a bare pronoun ("Remove it.", "drop that") takes its object from the clause before it,
+        past a scrap of a word or two ("the .item() sync → gap. drop it"): what the rule excludes there, it excludes
+        here ("it's the .item() sync — remove it" is no allocator fix). Not when the two clauses before it name the
+        rubric's own problem ("the empty_cache() in the loop forces a sync every step — that's a sync stall. take it
+        out")."""
+        if any(m.at[0] in (number - 1, number - 2) and m.phrase.weight >= 1.0 for m in named):  # not a weak symptom
+            return False
+        for k in (number - 1, number - 2):
+            if k < 0:
+                return False
+            if not self.index[k].keys().isdisjoint(exclude):
+                return True
+            if len(self.clauses[k].tokens) >= _REFERENT_WORDS:  # the object is something else; not a scrap ("gap")
+                return False
+        return False
 
     def _reading(self, number: int) -> ClauseReading:
         reading = self.readings.get(number)
@@ -346,6 +375,9 @@ class Reply:
 
 _RULED_OUT_WORDS = ("exclud", "dismiss", "eliminat", "discard", "cleared", "crossed off", "reject", "not")
 _BULLET_ITEM = re.compile(r"^\W*(?:[-*•·]\s|\d{1,2}\W*$)")  # "- the loader", or a bare item number left as a clause
+_ANAPHORIC = "removeit"  # the folded "remove it" / "drop that": a fix whose object is named before it
+_BARE_WORDS = 2  # "remove it", "so drop that": a clause with no object of its own
+_REFERENT_WORDS = 3  # a clause of fewer words ("gap", "idle gpu") names no referent of its own
 _DISMISSAL_REACH = 3  # clauses a dismissal may come after the thing it waves away ("…, but it fires once. Harmless.")
 _ANOTHER_THING = re.compile(r"\s*(?:the|a|an|another|some|those|these|our|my|your|their)\s+\w")
 
