@@ -78,7 +78,15 @@ def _scored(
     own = claims.evidence.get(signature)
     guessed = own is not None and not own.confident
     weighs = _Weighing(claims.several or claims.undecided > 0, rivals, _branching(reply, target), guessed)
-    meas_part = _plain_part(reply.find(target.measurement), rubric.measurement.hint, weighs)
+    # a check offered while the reply stays open between this diagnosis and another ("either X or Y; I'd run A")
+    # is the check of one possibility among several, even when it is the check that would tell them apart
+    open_between = (
+        own is not None
+        and (not own.decided or _weighs_options(reply))
+        and sig_part.credit == 0.0
+        and _checks_each(reply, target)
+    )
+    meas_part = _plain_part(reply.find(target.measurement), rubric.measurement.hint, weighs._replace(open=open_between))
     fix_part = _fix_part(reply.find(target.fix), reply.find(target.wrong_fix), rubric.fix.hint, weighs)
     earned = (
         PART_WEIGHTS["signature"] * sig_part.credit
@@ -170,6 +178,7 @@ class _Weighing(NamedTuple):
     rivals: frozenset[int]  # the clauses that weigh another diagnosis
     branching: bool = False  # the diagnosis is only ever a branch: a check or fix in a condition is that branch's
     guessed: bool = False  # the diagnosis is offered as a guess: a fix that waits on it ("if so, …") is as tentative
+    open: bool = False  # the reply never commits between this diagnosis and another: its check is one branch's
 
 
 _NONE = _Weighing(False, frozenset())
@@ -211,6 +220,18 @@ def _rival_clauses(reply: Reply, target: CompiledRubric, signature: str) -> froz
     return frozenset(rivals)
 
 
+# A second check joined to the first ("…, and also look for cudaMalloc", "and separately run ncu", "for the other one,
+# …"): the reply checks each possibility in turn
+_SECOND_CHECK = re.compile(r"\b(?:also|separately|as well)\b|\bfor the other\b")
+
+
+def _checks_each(reply: Reply, target: CompiledRubric) -> bool:
+    """The right check is one of several offered side by side, joined by "also" or "separately", in its clause or
+    the next."""
+    near = {k for m in reply.find(target.measurement) if m.positive for k in (m.at[0], m.at[0] + 1)}
+    return any(_SECOND_CHECK.search(reply.clauses[k].text) for k in near if k < len(reply.clauses))
+
+
 # The branches meet: "either way the fix is on that rank", "whichever it is, drain the node", "in both cases …" (at
 # a clause's start or after ; or ,) — the check or fix said there holds on every branch, so it is not one branch's
 _EITHER_WAY = re.compile(
@@ -226,6 +247,7 @@ def _tentative(m: Match, weighs: _Weighing) -> bool:
         return False
     return (
         m.hedged
+        or weighs.open
         or (weighs.branching and (m.conditional or m.alternative))
         or (weighs.guessed and on_guess(m.clause))
         or (weighs.several and m.conditional)
