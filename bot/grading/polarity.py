@@ -730,6 +730,10 @@ _DOUBT_BEFORE = re.compile(r"\b(?:maybe|perhaps|possibly|probably|i think|i gues
 _EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf]")
 _CLOSING_EMOJI = ("🤔", "🤷", "😬", "🫠", "😅")
 _OWN_STATEMENT_WORDS = 3  # "…, maybe it's thermal throttling" opens a statement; "…, maybe?" still doubts the check
+# a clause that opens by doubting a statement ("I think the GEMM is …", "not sure though", "probably it's …")
+_DOUBTED_STATEMENT = re.compile(
+    r"\W*(?:i think|i suspect|i guess|i believe|not sure|(?:maybe|probably|possibly) (?:it'?s|it is|this is|that'?s))\b"
+)
 # "more workers, pin_memory, and maybe decode on the GPU": a later list item opens its own doubt
 _DOUBT_OPENS = re.compile(
     r"\s*(?:(?:and|or|plus|then|also) )?"
@@ -1062,6 +1066,13 @@ class ClauseReading:
         if not soft or self._story or self._hedged_by_next:
             return soft
         text = self.text
+        # "I think the GEMM is bandwidth-limited, would want to confirm with ncu": the doubt in a statement of its own
+        # before the comma is about that statement (the diagnosis), not the check said after it
+        comma = text.rfind(",", 0, start) if check and _DOUBTED_STATEMENT.match(text) else -1
+        if comma > 0 and len(text[:comma].split()) >= _OWN_STATEMENT_WORDS and not _DOUBT_OPENS.match(text, comma + 1):
+            start, end, text = start - comma - 1, end - comma - 1, text[comma + 1 :]
+            if not self._soft_text(text):
+                return False
         closed = max(text.rfind(mark, 0, start) for mark in _CLOSING_EMOJI)
         if closed >= 0:  # the doubt may belong to the statement the emoji closed
             text, end, soft = text[closed + 1 :], end - closed - 1, self._soft_text(text[closed + 1 :])
