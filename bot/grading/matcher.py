@@ -15,6 +15,8 @@ from .polarity import (
     HEDGE,
     HELD_WORDS,
     LEADS_INTO_RULED_OUT,
+    OTHER_BRANCH,
+    OTHER_BRANCH_REACH,
     QUESTION_BACK,
     RULED_OUT_UNDONE,
     SAME_HERE,
@@ -24,6 +26,7 @@ from .polarity import (
     bare_hedge,
     opens_condition,
     sarcasm_tag,
+    sets_condition,
 )
 from .rulebook import Engine, RulePart, correct, engine
 from .text import Clause, Token, clauses, clean
@@ -270,7 +273,12 @@ class Reply:
 
     def _consequent(self, number: int) -> bool:
         """The clause follows, in the same sentence, a condition that opened it ("if the bar is cudaMalloc, it's
-        the allocator → expandable_segments")."""
+        the allocator → expandable_segments"), or opens the other branch of a condition just before it ("if DRAM
+        is near peak it's memory-bound; otherwise it's healthy")."""
+        if OTHER_BRANCH.match(self.clauses[number].text) and any(
+            sets_condition(lead) for lead in self.clauses[max(0, number - OTHER_BRANCH_REACH) : number]
+        ):
+            return True
         for k in range(number - 1, -1, -1):
             lead = self.clauses[k]
             if lead.stop and not self._arrow_after(lead):
@@ -399,7 +407,7 @@ def _denied_within(found: list[Match]) -> list[Match]:
         m._replace(positive=False)
         if m.positive
         and not m.phrase.negative
-        and any(d.at[0] == m.at[0] and d.at[1] < m.at[1] and m.span < d.span for d in denied)
+        and any(d.at[0] == m.at[0] and d.at[1] <= m.at[1] and m.span < d.span for d in denied)
         else m
         for m in found
     ]

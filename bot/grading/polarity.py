@@ -412,6 +412,16 @@ def bare_hedge(clause: Clause) -> bool:
     return not clause.stop and bool(_HEDGE_LEAD.search(clause.text))
 
 
+def sets_condition(clause: Clause) -> bool:
+    """The clause opens with a condition ("if DRAM is near peak, …"), whether or not its consequent is in it."""
+    return any(w in clause.text for w in ("if", "unless", "assuming")) and bool(_CONDITION_LEAD.search(clause.text))
+
+
+# The other branch of a condition: "if DRAM is near peak it's memory-bound; otherwise it's healthy"
+OTHER_BRANCH = re.compile(r"^\W*(?:otherwise|else|if not|failing that)\b")
+OTHER_BRANCH_REACH = 3  # clauses back to the condition it answers
+
+
 def opens_condition(clause: Clause) -> bool:
     """The clause opens a sentence's condition: what follows in that sentence is its consequent."""
     return (
@@ -681,6 +691,10 @@ SELF_CORRECTION = re.compile(
 # The reply says outright that it does not commit.
 _UNDECIDED_PATTERN = re.compile(
     r"\b(?:(?:not|won'?t|can'?t|don'?t want to) (?:commit|decide|choose|pick)|which is it|"
+    # "I wouldn't commit either way", "couldn't decide between them" ("I wouldn't commit without an ncu pass" holds
+    # back one candidate: a hedge, not a choice left open)
+    r"(?:wouldn'?t|would not|couldn'?t|could not|(?:not )?(?:ready|willing|prepared) to) (?:yet )?(?:commit|decide)"
+    r" (?:either way|between|to either|on either|one way or the other)|"
     r"one of those two|one of the two|could go either way|no way to tell|50/50|coin ?flip|"
     r"(?:and|then) decide (?:from there|later|after(?:wards)?|between|which)"
     # "probably one of those again", "one of these five is your answer": the answer is left in a list
