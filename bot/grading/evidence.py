@@ -299,6 +299,28 @@ def _pick_by_reference(reply: Reply, rubrics: dict[str, CompiledRubric], evidenc
                     e.asserted_in.add(k)  # the pick is its verdict, hedged or not
 
 
+def observed_then_weighed(reply: Reply, rubrics: dict[str, CompiledRubric], e: Evidence, signature: str) -> bool:
+    """ "Many small gaps between kernels. Is it launch overhead, or syncs in the loop?": a diagnosis first met as a
+    plain description of the trace, then put beside another as one of two options in one clause, and never asserted
+    nor said plainly after that, is offered, not decided: the description is what the options explain. (Read for the
+    signature's credit only: whether the reply is a list is the catalogue's question.)"""
+    if not e.decided or e.asserted_in:
+        return False
+    offered_in: dict[str, set[int]] = {}
+    plain_at: list[int] = []
+    for sig, comp in rubrics.items():
+        for m in reply.find(comp.signature):
+            if not m.positive:
+                continue
+            if m.alternative and not m.conditional:
+                offered_in.setdefault(sig, set()).add(m.at[0])
+            elif sig == signature and not (m.hedged or m.conditional):
+                plain_at.append(m.at[0])
+    own = offered_in.get(signature, set())
+    paired = [k for k in own if any(k in ks for s, ks in offered_in.items() if s != signature)]
+    return bool(paired) and all(at < min(paired) for at in plain_at)
+
+
 def _clause_at(reply: Reply, offset: int) -> int:
     """The first clause that ends after this offset of the reply's text (0 if the clauses cannot be located)."""
     at = 0

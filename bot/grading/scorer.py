@@ -14,7 +14,7 @@ from ..scenarios.ids import SIGNATURE_IDS
 from ..scenarios.model import Scenario
 from .bonus import number_bonus
 from .catalogue import is_catalogue
-from .evidence import Claims, read_claims
+from .evidence import Claims, observed_then_weighed, read_claims
 from .matcher import Match, Reply
 from .model import Grade, PartResult
 from .polarity import SAME_BRANCH, offers_alternatives, on_guess
@@ -108,6 +108,10 @@ def _signature_part(signature: str, rubric: Rubric, claims: Claims, reply: Reply
         claims.committed,
         claims.evidence,
     )
+    if signature in evidence and (named == signature or (named is None and signature in committed)):
+        e = evidence[signature]
+        if observed_then_weighed(reply, compiled(), e, signature):
+            return PartResult(0.0, e.first.quote(), hint, "offered as one of several possibilities; commit to one")
     if named == signature:
         e = evidence[signature]
         if not e.decided:
