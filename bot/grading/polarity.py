@@ -33,6 +33,7 @@ _NEGATION_BEFORE = compile_hoisted(
     r"|\btempts? (?:you|one|us|me|people)\b"  # "… tempts you to tune NCCL" (not "I'm tempted to say X")
     r"|(?<!nothing )(?<!nothing's )(?<!nothings )(?<!nothing is )\bwrong\b"  # "nothing wrong in …" denies nothing
     r"|\bconsidered\b|\bweighed\b|\bthought about\b|\bwondered\b|\bwas worried\b"
+    r"|\b(?:cross|crossed|crossing|strike|struck|striking) off\b|\bset aside\b"  # "we can cross off launch overhead"
     # the look-alike named as a foil: "the twin here is allocator stall, and the tell is …"
     r"|\b(?:the|its|a) (?:twin|look-?alike|doppelganger|decoy|usual confusion)(?: here| to rule out| to watch for)?"
     r" (?:is|would be|being|=)\b"
@@ -84,6 +85,9 @@ _LIST_CLOSED_AFTER = re.compile(
 )
 # "bubbles, not a slow stage, a throttled GPU or comm": where a list of options opens with a denial
 _DENIED_LIST_OPEN = re.compile(rf"(?:{_DENIAL_OPENS})\s+{_LIST_ITEM}(?:\s*,\s*{_LIST_ITEM})*$")
+# "… is out": eliminated ("out of the picture" too; not "out of memory", "out by 120 ms", "flat out" — see below)
+_OUT = r" out(?:\s+of\s+the\s+(?:picture|question|running)|(?!\s+(?:of|by|to|at|for|there|front|loud|in)\b))"
+_OUT_AFTER = re.compile(_OUT)  # right after a name that ends in "'s" ("launch overhead's out")
 _EXONERATED_AFTER = compile_hoisted(
     # (a comma and a new subject start a verdict on something else: "nothing is wrong in this trace, all looks as
     # expected" does not clear "nothing wrong")
@@ -97,6 +101,13 @@ _EXONERATED_AFTER = compile_hoisted(
     r"|\bwouldn'?t (?:explain|fit)|\bis wrong\b|\bis a trap\b|\bis the trap\b"
     # cleared in other words: "the allocator checks out", "launch overhead can't be it", "the fabric is on spec"
     r"|\bchecks? out\b|\b(?:can'?t|cannot|couldn'?t) be (?:it|that|the (?:problem|issue|cause|culprit))\b"
+    # eliminated in everyday words: "launch overhead is out", "syncs and the allocator are both out", "the fabric is
+    # off the table", "X can be crossed off", "a straggler crossed my mind" (not "out of memory", "out by 120 ms")
+    r"|(?:\b(?:is|are|was|were)(?: (?:both|all|also|now|clearly|definitely|obviously))?|'s)"
+    + _OUT
+    + r"|\b(?:is|are|was|were|'s) off the (?:table|list)\b"
+    r"|\b(?:can|could|may)(?: \w+)? be (?:crossed|struck|ticked|scratched) off\b"
+    r"|\b(?:crossed|crosses) my mind\b|\b(?:came|comes|sprang|springs) to mind\b|\boccurred to me\b"
     r"|\b(?:is|are|was|looks?) (?:on spec|within spec|as expected|clean)\b"
     r"|\b(?:would be|was|is) (?:my|the|everyone'?s) first (?:guess|thought|read|instinct|reflex|hypothesis)"
     r"|\bat first (?:glance|sight)|\bon the surface\b|\b(?:made|had|got) me (?:think|suspect|wonder))"
@@ -206,6 +217,7 @@ _CHANGE_AFTER = compile_hoisted(
 _READING_FINE_AFTER = re.compile(
     r"^[^.;]{0,25}?(?:\d|\bwhich\b)[^.;]{0,20}?\b(?:is|are|was|looks?|seems?)\s+"
     r"(?:fine|ok|okay|good|normal|healthy|reasonable|expected)\b"
+    r"|^[^.;]{0,45}?\bto rule (?:that|it|this) out\b"  # "I'd ncu it to rule that out": the check is made
 )
 # A diagnosis named inside a fix ("remove the torch.cuda.synchronize() before the all-reduce") is not a claim.
 _FIX_CONTEXT_BEFORE = compile_hoisted(
@@ -710,12 +722,13 @@ _NEGATION_KEYWORD = re.compile(
     r"\b(?:not|no|nothing|zero|never|nor|without|rather|instead|rul\w*|unlikely|doubt|neither|against|isnt|exclud\w*|reject\w*"
     r"|dismiss\w*|first|about|going|almost|would|been|thinking|made|had|got|tempt\w*|wrong|alternative|considered|weighed|thought|wondered|worried|said|says|suggested"
     r"|looked|checked|asked|tell|recommend\w*|twin|look-?alike|lookalike|doppelganger|decoy|confusion"
-    r"|claimed|blamed)\b|n't\b"
+    r"|claimed|blamed|cross|crossed|crossing|strike|struck|striking|set)\b|n't\b"
 )
 _EXONERATION_KEYWORD = re.compile(
     r"\b(?:tell|help|show|settle|distinguish|alone|first|surface|made|had|got|fine|ok|okay|good|normal|innocent|irrelevant|healthy|herring|not|ruled|isnt|arent|wasnt|explain|account"
     r"|negligible|harmless|insignificant|nonissue|non|noise"
-    r"|fit|wrong|trap|rearranging|pointless|useless|futile|waste|wasted|cargo|anything|needle)\b|n't\b"
+    r"|fit|wrong|trap|rearranging|pointless|useless|futile|waste|wasted|cargo|anything|needle|out|off|mind"
+    r"|occurred)\b|n't\b"
 )
 _CONTEXT_KEYWORD = re.compile(
     r"^-\S|\b(?:remov\w*|drop\w*|avoid\w*|get rid|eliminate|delete|take out|stop calling|no more|fix\w*|cut\w*|rip\w*"
@@ -1144,7 +1157,10 @@ class ClauseReading:
     def _exonerated_after(self, end: int) -> bool:
         found = self._after.get(end)
         if found is None:
-            found = self._after[end] = bool(_EXONERATED_AFTER.search(self.text[end : end + LOOK]))
+            after = self.text[end : end + LOOK]
+            found = self._after[end] = bool(
+                _EXONERATED_AFTER.search(after) or (self.text.endswith("'s", 0, end) and _OUT_AFTER.match(after))
+            )
         return found
 
     def _negation_inside(self, start: int, end: int) -> bool:
