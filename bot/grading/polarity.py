@@ -73,7 +73,9 @@ _DENIAL_OPENS = (
     r"(?:(?:(?:^|,)\s*|\b(?:it'?s|that'?s|this is|it is|is|are|was|were|but|and|just|definitely|clearly)\s+)"
     # ("no overlap, a slow rank or the fabric": a bare "no" may name a state, the first item of a list of rivals)
     r"(?:not|neither|nor|never|rather than|instead of|no (?:amount|sign|trace|hint) of)\b"
-    r"|\b(?:isn|aren|wasn|weren)'?t\b)"
+    r"|\b(?:isn|aren|wasn|weren)'?t\b"
+    # contrastive wherever it stands: "the GPU waits on the loader rather than on syncs, mallocs or launches"
+    r"|\b(?:rather than|instead of)(?:\s+(?:on|from|in|at|with|by))?\b)"
     r"(?!\s+(?:sure|certain|convinced|positive|idea|clue|doubt|only|just|yet|quite|100)\b)"
 )
 _DENIED_LIST_BEFORE = re.compile(
