@@ -49,7 +49,7 @@ def _asked_not_guessed(reply: Reply, opening: int, rubrics: dict[str, CompiledRu
         return False
     after = (c.text for c in clauses[opening + 1 : opening + 4])
     return any(_ANSWERED.search(t) for t in after) or any(
-        denies(m) and m.at[0] >= opening for comp in rubrics.values() for m in reply.find(comp.signature)
+        denies(m) and m.at[0] > opening for comp in rubrics.values() for m in reply.find(comp.signature)
     )
 
 

@@ -548,22 +548,6 @@ _VERDICT_NO = re.compile(
     r"|ruled out|rule[ds]? it out|excluded|n/a)(?=\W*$|\s*[,.;:!—–-])"
     r"|^\W*[❌✗✘]"
 )
-# … or the verdict closes the line, after the evidence: "Slow rank: backward ends within 2 ms on all ranks, nobody's
-# late", "Launch overhead? kernels are 3 ms each, so no", "- sync: sync debug mode is silent, clean"; and a line or
-# answer that opens by saying no one shows the rival's symptom: "Straggler? Nobody's late: …", "no rank is behind".
-_NOBODY_LATE = (
-    r"(?:nobody|no one|no-one|no rank|no gpu|not one rank|none of (?:the ranks|them))(?:'s| is| are)?"
-    r" (?:late|behind|slow|slower|waiting|lagging)"
-)
-_VERDICT_NO_LAST = re.compile(
-    r"(?:,|\s[—–-]+|\bso\b)\s*(?:(?:so|then|hence|thus|and)\s+)?(?:no|nope|nah|not it|not this|ruled out|excluded|fine"
-    r"|clean|not the (?:issue|problem|cause|culprit|bottleneck)|" + _NOBODY_LATE + r")\W*$"
-)
-_NOBODY_LATE_FIRST = re.compile(
-    r"^\W*(?:(?:i )?(?:don'?t|do not) think (?:anyone|anybody|any rank) is (?:late|behind|slow|waiting)|"
-    + _NOBODY_LATE
-    + r")\b"
-)
 # The next clause, all of it, hedges this one: "… isn't overlapping, though I'm not certain" (not "not sure about
 # the fix", which hedges what follows).
 HEDGED_BY_NEXT = re.compile(
@@ -882,15 +866,6 @@ class ClauseReading:
         self._denied: bool | None = None if any(w in head for w in _DENIED_WORDS) else False
         if clause.colon and _VERDICT_NO.match(after):  # a checklist line: "Slow rank: no, backward ends together"
             self._denied = True
-        elif (clause.colon or clause.text.endswith("?")) and (
-            _NOBODY_LATE_FIRST.match(after)
-            or (
-                ("," in after or " so " in after or " -" in after or "—" in after)
-                and not after.endswith("?")  # "if it's climbing it's the allocator, no?" asks for agreement
-                and _VERDICT_NO_LAST.search(after)
-            )
-        ):
-            self._denied = True  # "Slow rank: per-rank backward ends within 2 ms, nobody's late", "X? …, so no"
         self._after_text = head
         self._answered = clause.text.endswith("?") and bool(_YES.match(after))
         # a question back, or a question that carries one on ("what's the DDP config? bucket size, how many gpus?")
