@@ -151,7 +151,7 @@ _STATE_AFTER = compile_hoisted(
     r" (?:working|hidden|overlapped|overlapping|running|firing|kicking in|doing (?:its|their) job|effective|in effect"
     r"|(?:the |a )?(?:top|biggest|largest|longest|heaviest|hottest|widest|dominant|most expensive)(?: [\w-]+)?"
     r" (?:line|kernel|row|bar|op|slice|entry|item|block|consumer|cost)s?)\b"
-    r"|^[^.;,]{0,12}?\b(?:dominates|dominated|tops|topped|shows up as)\b"
+    r"|^[^.;,]{0,12}?\b(?:dominates|dominated|tops|topped|shows up as|showup as)\b"
 )
 # A remedy's words spread over a copula describe the state it names ("the comm was almost fully hidden", "the
 # all-reduce is overlapped with backward"), unless a directive or a condition puts that state ahead ("make sure the
@@ -210,7 +210,19 @@ _NOUN_AFTER = re.compile(
     r"|which|the|a|an|of|as|at|by|from|then|it|this|instead|rather|alone|again|too|first|here|now|you|we|i|they"
     r"|he|she)\b)[a-z][\w-]*"
 )
-_IN_PLACE_WORDS = ("already", "keep", " is ", " are ", " was ", " were ", "dominat", "tops", "topped", "shows up")
+_IN_PLACE_WORDS = (
+    "already",
+    "keep",
+    " is ",
+    " are ",
+    " was ",
+    " were ",
+    "dominat",
+    "tops",
+    "topped",
+    "shows up",
+    "showup",
+)
 _CHANGE_AFTER = compile_hoisted(
     r"\b(?:raise|bump|increase|double|lower|reduce|drop|cut|change|switch|turn|set|move|go|crank|halve)"
     r" (?:it|that|them|this|to|up|down|off|on)\b"
