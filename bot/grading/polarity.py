@@ -114,7 +114,9 @@ _EXONERATED_AFTER = compile_hoisted(
     r"|\b(?:would be|was|is) (?:my|the|everyone'?s) first (?:guess|thought|read|instinct|reflex|hypothesis)"
     r"|\bat first (?:glance|sight)|\bon the surface\b|\b(?:made|had|got) me (?:think|suspect|wonder))"
     # "ncu won't tell you", "NCCL tuning won't help", "leave NCCL_ALGO / NCCL_PROTO alone": right after the thing
-    r"|^(?:\s*[/,]\s*[\w.]+)*\s+alone\b"
+    # (not "torch.compile alone won't fix all of it", "more workers alone should help": a remedy said to be one part)
+    r"|^(?:\s*[/,]\s*[\w.]+)*\s+alone\b(?!\s+(?:won'?t|will|wouldn'?t|would|isn'?t|is|aren'?t|are|doesn'?t|does"
+    r"|can'?t|cannot|can|could|might|may|should|probably|likely|only|just)\b)"
     r"|^\s*(?:won'?t|will not|wouldn'?t|would not|doesn'?t|does not|can'?t|cannot) (?:tell|help|show|settle|distinguish"
     r"|do anything|change anything|move the needle)\b"
     # a fix dismissed as futile: "tuning NCCL would be rearranging deck chairs", "… is pointless here"
@@ -189,6 +191,14 @@ _FUTILE_AFTER = re.compile(
     r"(?: (?:really|even|actually|ever|necessarily|by itself|on its own))?\s+(?:help|touch|fix|solve|matter|change"
     r"|move|improve|speed|shorten|shrink|reduce|remove|close|cure|address|affect|recover|save|buy|work|get rid"
     r"|do (?:anything|much|a thing|squat|it)|make (?:a|any|much) (?:difference|dent))\w*\b"
+)
+# A remedy said to be one part of the cure, not futile: "CUDA graphs alone won't", "won't on its own fix", "won't fix
+# all of it", "won't close the whole gap", "won't get rid of it entirely".
+_ONE_PART = re.compile(r"\b(?:alone|by (?:it|them)sel(?:f|ves)|on (?:its|their) own|in isolation|single-handedly)\b")
+_NOT_ALL_AFTER = re.compile(
+    r"\s+(?:(?:it|them|this|that|the (?:gap|problem|issue|stall|regression))\s+)?(?:all\b|everything\b|entirely\b"
+    r"|completely\b|fully\b|the whole\b|(?:the )?(?:rest|lot)\b|by (?:it|them)sel(?:f|ves)\b|on (?:its|their) own\b"
+    r"|alone\b|single-handedly\b)"
 )
 # A remedy's words used as a modifier of a noun that names a thing the job has ("suspicious for a fixed-shape job",
 # "the refactor that split the fused MLP", "most of the time is in the flash-attention kernel"): the determiner
@@ -1003,8 +1013,14 @@ class ClauseReading:
         return not _STATE_WANTED_BEFORE.search(before)  # "make sure the comm is hidden" asks for the state
 
     def futile(self, end: int) -> bool:
-        """A fix ending at text[:end] is named to be dismissed: "tuning NCCL won't touch it"."""
-        return self._gated()[1] and bool(_FUTILE_AFTER.match(self.text, end, end + LOOK))
+        """A fix ending at text[:end] is named to be dismissed: "tuning NCCL won't touch it" (not a fix said to be
+        one part of the cure: "torch.compile alone won't fix all of it", "won't solve everything by itself")."""
+        if not self._gated()[1]:
+            return False
+        found = _FUTILE_AFTER.match(self.text, end, end + LOOK)
+        if found is None:
+            return False
+        return not (_ONE_PART.search(found.group()) or _NOT_ALL_AFTER.match(self.text, found.end(), found.end() + LOOK))
 
     def _gated(self) -> tuple[bool, bool]:
         if self._gates is None:
