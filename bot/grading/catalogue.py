@@ -36,7 +36,9 @@ _NETWORK_PATTERN = re.compile(
 )
 _NETWORK = Gated(_NETWORK_PATTERN)
 _SENTENCE = re.compile(r"[.;:!?\n]+(?:\s|$)|\s[-–—]+\s")
-_SEPARATORS = r",(?!\d{3})|\s+or\s+|\s+(?:and also|plus|\+|&)\s+"  # between the items of a list
+# between the items of a list; a separator starts only at the first of a run of spaces (from every space of a long
+# run, "\s+or" rescanned the run: quadratic)
+_SEPARATORS = r",(?!\d{3})|(?<!\s)\s+or\s+|(?<!\s)\s+(?:and also|plus|\+|&)\s+"
 _ITEM_SEPARATOR = re.compile(_SEPARATORS + r"|\s/\s|(?<=[a-z_)])/(?=[a-z])")
 _BULLET = re.compile(  # "- ", "1) ", and check boxes ("[ ] ", "- [x] ", "☐ ")
     r"^\s*(?:(?:[-*•·]|\d+[.)])\s+(?:\[[ xX✓]?\]\s*)?|(?:[☐☑☒✓✔]|\[[ xX✓]?\])\s*(?=\w))", re.MULTILINE
@@ -124,7 +126,7 @@ def is_catalogue(reply: Reply, rubrics: dict[str, CompiledRubric], answer: str, 
 _NOTHING_TO_DESCRIBE = frozenset({"healthy"})
 # Between the items of a remedy: a comma, "or", "and", "plus", a semicolon (a parenthesis stays with its item: "CUDA
 # graphs for the whole step (shapes are static once you pad …)" is one remedy described)
-_REMEDY_ITEM = re.compile(_SEPARATORS + r"|;|\s+and\s+")
+_REMEDY_ITEM = re.compile(_SEPARATORS + r"|;|(?<!\s)\s+and\s+")
 
 
 def _own_fix_described(reply: Reply, rubrics: dict[str, CompiledRubric], chosen: str | None) -> Reply:

@@ -415,7 +415,9 @@ _ALTERNATIVE = re.compile(
 )
 # "X, Y or Z": a pattern of its own (it starts at any letter: inside the alternation above it made it 5× slower),
 # tried only on a clause with a comma and an "or".
-_LISTED_OPTIONS = re.compile(r"\w(?:,\s*[\w./()-]+(?:\s+[\w./()-]+){0,2}){1,},?\s+or\s+\w")
+# At most 24 items from any start: a longer list is still found from a later start, and a long comma run with no "or"
+# costs linear time, not quadratic.
+_LISTED_OPTIONS = re.compile(r"\w(?:,\s*[\w./()-]+(?:\s+[\w./()-]+){0,2}){1,24},?\s+or\s+\w")
 # Words _ALTERNATIVE cannot match without (a quick test first: most clauses hold none of them).
 _ALTERNATIVE_HINT = re.compile(
     r"\b(?:either|could|might|may|or|weigh\w*|can'?t|cannot|hard|too early|one|not sure|unsure|depends|which|know"
@@ -717,7 +719,8 @@ _SARCASM = Gated(re.compile(r"(?:^|\s)/s\b"))
 # "scratch that", "edit:", "Sync stall? No: the API is cudaMalloc". What it names after the mark is its answer.
 SELF_CORRECTION = re.compile(
     r"(?:^|[.!?;\n]\s*|,\s*|\s[-–—]+\s*)(?:(?:hmm+|um+|uh+|oh|oops|so|and|but|actually|nah|no|ok|okay)\W+)?"
-    r"(?:wait(?=\s*(?:[-–—]+|,)\s)"  # "Wait — only 3 cudaMalloc …", "alloc stall — wait, zoomed in …"
+    # "Wait — only 3 cudaMalloc …", "alloc stall — wait, zoomed in …"; not the verb ("…, and wait, then the all-reduce")
+    r"(?:wait(?=\s*(?:[-–—]+|,)\s)(?!\s*,\s*(?:then|for|until|on|while)\b)"
     r"|(?:no,? wait|wait,? no|wait,? actually|scratch that|strike that|forget (?:that|what i said)"
     r"|ignore (?:that|the above|what i said)|on second thoughts?|actually,? no|nvm|never ?mind"
     r"|i take (?:that|it) back|(?:ok|okay),? actually)\b|(?:edit|update|correction)\s*\d?\s*:)"
